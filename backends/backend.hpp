@@ -1,0 +1,37 @@
+// calm/backends/backend.hpp: includes the one backend this build selected (CMake's -DBACKEND, which
+// defines CALM_BACKEND_CUDA / _HIP / _OPENMP) and names it calm::backend. Without a definition the
+// compiler decides: nvcc gives CUDA, clang -x hip gives HIP, anything else the OpenMP host backend.
+#pragma once
+
+#if !defined(CALM_BACKEND_CUDA) && !defined(CALM_BACKEND_HIP) && !defined(CALM_BACKEND_OPENMP)
+#if defined(__CUDACC__)
+#define CALM_BACKEND_CUDA 1
+#elif defined(__HIP__)
+#define CALM_BACKEND_HIP 1
+#else
+#define CALM_BACKEND_OPENMP 1
+#endif
+#endif
+
+#if defined(CALM_BACKEND_CUDA)
+#if !defined(__CUDACC__)
+#error "calm was configured with BACKEND=cuda: compile this file as CUDA (nvcc, or LANGUAGE CUDA in CMake)"
+#endif
+#include "cuda/cuda.hpp"
+namespace calm {
+namespace backend = cuda;
+}
+#elif defined(CALM_BACKEND_HIP)
+#if !defined(__HIP__)
+#error "calm was configured with BACKEND=hip: compile this file as HIP (clang++ -x hip)"
+#endif
+#include "hip/hip.hpp"
+namespace calm {
+namespace backend = hip;
+}
+#else
+#include "openmp/openmp.hpp"
+namespace calm {
+namespace backend = openmp;
+}
+#endif

@@ -1,0 +1,22 @@
+// calm/backends/cuda/cuda.hpp: the CUDA backend: 32-lane warps with *_sync intrinsics, native
+// match_any (sm_70+), shared memory as block-local memory.
+#pragma once
+
+#include "atomic.hpp"
+#include "check.hpp"
+#include "launch.hpp"
+#include "memory.hpp"
+#include "warp.hpp"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "calm's CUDA backend needs sm_70 or newer (__match_any_sync, independent thread scheduling)"
+#endif
+
+namespace calm {
+namespace cuda {
+
+constexpr char const* backend_name = "cuda";
+using default_warp = warp;
+
+}  // namespace cuda
+}  // namespace calm

@@ -1,0 +1,18 @@
+// calm/backends/hip/hip.hpp: the HIP backend for ROCm 5.2 and newer: wave64 on gfx9 (CDNA), wave32
+// on gfx10+ (RDNA), match_any emulated, LDS as block-local memory.
+#pragma once
+
+#include "atomic.hpp"
+#include "check.hpp"
+#include "launch.hpp"
+#include "memory.hpp"
+#include "warp.hpp"
+
+namespace calm {
+namespace hip {
+
+constexpr char const* backend_name = "hip";
+using default_warp = warp;
+
+}  // namespace hip
+}  // namespace calm

@@ -1,0 +1,102 @@
+// calm/backends/openmp/launch.hpp: launch helpers on the host. Warps of W consecutive indices run on
+// OpenMP threads; a block program runs each block on one thread with its own block-local buffer.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "../../core/error.hpp"
+#include "../../core/launch.hpp"
+#include "warp.hpp"
+
+namespace calm {
+namespace openmp {
+
+/// Largest block program the host runs (threads per block), matching the GPUs' 1024.
+constexpr int max_block_threads = 1024;
+/// Largest block-local buffer per block on the host (the per-thread copy stays cache-sized in use).
+constexpr std::size_t max_block_scratch_bytes = std::size_t(64) << 20;
+
+/// One block of a block program. Code outside for_each_warp runs once per block and must be uniform;
+/// phases separated by sync() see each other's block-local writes (on a GPU sync() is a barrier).
+template <int W>
+class block {
+ public:
+  block(index_t index, index_t count, int threads, void* scratch)
+      : index_(index), count_(count), threads_(threads), scratch_(scratch) {}
+
+  index_t index() const { return index_; }
+  index_t count() const { return count_; }
+  int threads() const { return threads_; }
+  /// The block-local buffer (as many bytes as the launch asked for, 64-byte aligned, uninitialised).
+  template <class T>
+  T* scratch() const { return static_cast<T*>(scratch_); }
+  /// A barrier between phases. The host runs the phases of a block in order, so there is nothing to wait for.
+  void sync() const {}
+  /// f(warp, thread) for each warp of the block; thread is the lane's index in the block. The last
+  /// warp is ragged when threads() is not a multiple of W.
+  template <class F>
+  void for_each_warp(F&& f) const {
+    using mask_t = typename warp<W>::lane_mask;
+    for (int base = 0; base < threads_; base += W) {
+      lane_array<int, W> tid;
+      CALM_SIMD for (int i = 0; i < W; ++i) tid.v[i] = base + i;
+      f(warp<W>{first_lanes<mask_t>(std::min(W, threads_ - base))}, tid);
+    }
+  }
+
+ private:
+  index_t index_, count_;
+  int threads_;
+  void* scratch_;
+};
+
+namespace detail {
+struct free_deleter {
+  void operator()(void* p) const { std::free(p); }
+};
+inline std::unique_ptr<void, free_deleter> aligned_buffer(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw error(errc::backend_failure, "out of host memory for a block-local buffer of " + std::to_string(bytes) + " bytes");
+  return std::unique_ptr<void, free_deleter>(p);
+}
+}  // namespace detail
+
+/// body(warp, i) for i in [0, n), warps formed from W consecutive indices (the last one ragged),
+/// warps spread over OpenMP threads. The shape matters only on GPUs.
+template <int W = CALM_HOST_WARP_SIZE, class Body>
+void for_each_index(index_t n, Body body, launch_shape = launch_shape::linear) {
+  require(n >= 0, errc::invalid_argument, "for_each_index: n = " + std::to_string(n) + " is negative");
+  using mask_t = typename warp<W>::lane_mask;
+  index_t const warps = (n + W - 1) / W;
+#pragma omp parallel for schedule(static)
+  for (index_t wi = 0; wi < warps; ++wi) {
+    index_t const base = wi * W;
+    lane_array<index_t, W> idx;
+    CALM_SIMD for (int i = 0; i < W; ++i) idx.v[i] = base + i;
+    body(warp<W>{first_lanes<mask_t>(static_cast<int>(std::min<index_t>(W, n - base)))}, idx);
+  }
+}
+
+/// body(block) for each of `blocks` blocks of `threads` threads with scratch_bytes of block-local memory.
+template <int W = CALM_HOST_WARP_SIZE, class Body>
+void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) {
+  require(blocks >= 0, errc::invalid_argument, "for_each_block: negative block count");
+  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
+          "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads));
+  require(scratch_bytes <= max_block_scratch_bytes, errc::out_of_range,
+          "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed the host limit");
+#pragma omp parallel
+  {
+    auto buffer = detail::aligned_buffer(scratch_bytes);
+#pragma omp for schedule(static)
+    for (index_t b = 0; b < blocks; ++b) body(block<W>(b, blocks, threads, buffer.get()));
+  }
+}
+
+}  // namespace openmp
+}  // namespace calm

@@ -1,0 +1,168 @@
+// calm/backends/openmp/warp.hpp: the host warp. W lanes are processed by one OpenMP thread; each lane
+// value is a lane_array and each operation a short lane loop. ballot returns a real multi-bit mask.
+#pragma once
+
+#include <cstring>
+#include <type_traits>
+
+#include "../../core/lane_mask.hpp"
+#include "../../core/varying.hpp"
+#include "atomic.hpp"
+
+/// The default host warp width (8, 16, 32 or 64), set by CMake's CALM_HOST_WARP_SIZE.
+#ifndef CALM_HOST_WARP_SIZE
+#define CALM_HOST_WARP_SIZE 32
+#endif
+
+namespace calm {
+namespace openmp {
+
+template <int W>
+struct warp {
+  static_assert(valid_warp_size(W), "calm::openmp::warp: W must be 8, 16, 32 or 64");
+  static constexpr int size = W;
+  using lane_mask = lane_mask_t<W>;
+  template <class T>
+  using varying = lane_array<T, W>;
+  static constexpr bool native_match_any = false;
+
+  /// The lanes taking part.
+  lane_mask mask;
+
+  lane_mask active() const { return mask; }
+  bool is_active(int lane) const { return (mask >> lane) & lane_mask(1); }
+
+  varying<int> lane_id() const {
+    varying<int> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = i;
+    return r;
+  }
+  varying<lane_mask> lanes_lt() const {
+    varying<lane_mask> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = static_cast<lane_mask>((lane_mask(1) << i) - 1);
+    return r;
+  }
+  varying<lane_mask> lanes_le() const {
+    varying<lane_mask> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = static_cast<lane_mask>(((lane_mask(1) << i) - 1) | (lane_mask(1) << i));
+    return r;
+  }
+  varying<lane_mask> lanes_gt() const { return varying<lane_mask>(first_lanes<lane_mask>(W)) & ~lanes_le(); }
+  varying<lane_mask> lanes_ge() const { return varying<lane_mask>(first_lanes<lane_mask>(W)) & ~lanes_lt(); }
+
+  int leader() const { return ffs(mask) - 1; }
+  varying<bool> is_leader() const { return lane_id() == varying<int>(leader()); }
+
+  // ---- votes ----
+  lane_mask ballot(varying<bool> const& p) const {
+    lane_mask m = 0;
+    for (int i = 0; i < W; ++i) m |= static_cast<lane_mask>(lane_mask(p.v[i]) << i);
+    return m & mask;
+  }
+  lane_mask ballot(bool p) const { return p ? mask : lane_mask(0); }
+  template <class P>
+  bool any(P const& p) const { return ballot(p) != 0; }
+  template <class P>
+  bool all(P const& p) const { return ballot(p) == mask; }
+
+  static int popc(lane_mask m) { return __builtin_popcountll(static_cast<unsigned long long>(m)); }
+  static int ffs(lane_mask m) { return __builtin_ffsll(static_cast<long long>(m)); }
+  static varying<int> popc(varying<lane_mask> const& m) {
+    varying<int> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = popc(m.v[i]);
+    return r;
+  }
+  static varying<int> ffs(varying<lane_mask> const& m) {
+    varying<int> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = ffs(m.v[i]);
+    return r;
+  }
+
+  // ---- shuffles (width: a power of two <= W) ----
+  template <class T>
+  varying<T> shuffle(varying<T> const& v, varying<int> const& src, int width = W) const {
+    varying<T> r;
+    for (int i = 0; i < W; ++i) r.v[i] = v.v[(i & ~(width - 1)) + (src.v[i] & (width - 1))];
+    return r;
+  }
+  template <class T>
+  varying<T> shuffle_up(varying<T> const& v, int delta, int width = W) const {
+    varying<T> r;
+    for (int i = 0; i < W; ++i) r.v[i] = (i & (width - 1)) >= delta ? v.v[i - delta] : v.v[i];
+    return r;
+  }
+  template <class T>
+  varying<T> shuffle_down(varying<T> const& v, int delta, int width = W) const {
+    varying<T> r;
+    for (int i = 0; i < W; ++i) r.v[i] = (i & (width - 1)) + delta < width ? v.v[i + delta] : v.v[i];
+    return r;
+  }
+  template <class T>
+  varying<T> shuffle_xor(varying<T> const& v, int lane_xor, int width = W) const {
+    varying<T> r;
+    for (int i = 0; i < W; ++i) {
+      int s = i ^ lane_xor;
+      r.v[i] = (s < ((i & ~(width - 1)) + width) && s < W) ? v.v[s] : v.v[i];
+    }
+    return r;
+  }
+
+  // ---- match ----
+  template <class K>
+  varying<lane_mask> match_any(varying<K> const& key) const {
+    static_assert(std::is_trivially_copyable<K>::value, "match_any keys must be trivially copyable");
+    varying<lane_mask> r;
+    for (int i = 0; i < W; ++i) {
+      lane_mask m = 0;
+      if (is_active(i))
+        for (int j = 0; j < W; ++j)
+          if (is_active(j) && std::memcmp(&key.v[i], &key.v[j], sizeof(K)) == 0) m |= lane_mask(1) << j;
+      r.v[i] = m;
+    }
+    return r;
+  }
+
+  // ---- divergence ----
+  template <class F>
+  void when(varying<bool> const& p, F&& f) const {
+    lane_mask m = ballot(p);
+    if (m) f(warp{m});
+  }
+  template <class F>
+  void when(bool p, F&& f) const {
+    if (p && mask) f(*this);
+  }
+
+  // ---- memory ----
+  template <class T, class I>
+  varying<std::remove_cv_t<T>> load(T* p, varying<I> const& idx) const {
+    varying<std::remove_cv_t<T>> r;
+    for (int i = 0; i < W; ++i) r.v[i] = is_active(i) ? p[idx.v[i]] : std::remove_cv_t<T>{};
+    return r;
+  }
+  template <class T, class I, class V>
+  void store(T* p, varying<I> const& idx, V const& v) const {
+    for (int i = 0; i < W; ++i)
+      if (is_active(i)) p[idx.v[i]] = static_cast<T>(calm::detail::lane_get(v, i));
+  }
+
+  template <class Op, class Scope, class A, class V>
+  void atomic_update(Op op, Scope s, A const& addr, V const& value) const {
+    using P = std::decay_t<decltype(calm::detail::lane_get(addr, 0))>;
+    using T = std::remove_pointer_t<P>;
+    for (int i = 0; i < W; ++i)
+      if (is_active(i)) atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+  }
+  template <class Op, class Scope, class A, class V>
+  auto atomic_fetch_update(Op op, Scope s, A const& addr, V const& value) const {
+    using P = std::decay_t<decltype(calm::detail::lane_get(addr, 0))>;
+    using T = std::remove_pointer_t<P>;
+    varying<T> r(T{});
+    for (int i = 0; i < W; ++i)
+      if (is_active(i)) r.v[i] = atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+    return r;
+  }
+};
+
+}  // namespace openmp
+}  // namespace calm

@@ -1,0 +1,19 @@
+// calm/calm.hpp: everything calm offers for the backend this build selected.
+//
+//   #include <calm/calm.hpp>
+//   calm::backend::for_each_index(n, CALM_LAMBDA(auto const& w, auto i) {
+//     auto key = calm::load(w, keys, i);
+//     calm::atomic_update(w, calm::plus{}, calm::scope::device{}, table + key, 1u);
+//   });
+#pragma once
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/lane_mask.hpp"
+#include "core/launch.hpp"
+#include "core/ops.hpp"
+#include "core/scope.hpp"
+#include "core/varying.hpp"
+#include "core/warp.hpp"
+
+#include "backends/backend.hpp"

@@ -1,0 +1,15 @@
+# cmake --install: headers to include/calm/, the calm::calm target and a package config that records
+# the backend and brings its dependencies, so find_package(calm) gives a target with the backend's flags.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY core backends algorithms DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm
+        FILES_MATCHING PATTERN "*.hpp")
+install(FILES calm.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm)
+install(TARGETS calm EXPORT calmTargets)
+
+set(CALM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/calm)
+install(EXPORT calmTargets NAMESPACE calm:: DESTINATION ${CALM_CMAKE_DIR})
+configure_package_config_file(cmake/calmConfig.cmake.in ${PROJECT_BINARY_DIR}/calmConfig.cmake INSTALL_DESTINATION ${CALM_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/calmConfigVersion.cmake COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(FILES ${PROJECT_BINARY_DIR}/calmConfig.cmake ${PROJECT_BINARY_DIR}/calmConfigVersion.cmake DESTINATION ${CALM_CMAKE_DIR})

@@ -1,0 +1,38 @@
+// calm/core/config.hpp: the host/device function macros, the index type, and the compile passes.
+// Everything here is plain C++17 plus the attributes CUDA and HIP compilers understand.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#define CALM_HD __host__ __device__
+#define CALM_DEVICE __device__
+/// The capture and attributes of a kernel body: `CALM_LAMBDA(auto const& w, auto i) { ... }`.
+#define CALM_LAMBDA [=] __device__
+#else
+#define CALM_HD
+#define CALM_DEVICE
+#define CALM_LAMBDA [=]
+#endif
+
+// True while compiling code that runs on a GPU (the device pass of nvcc or clang -x hip).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define CALM_DEVICE_PASS 1
+#else
+#define CALM_DEVICE_PASS 0
+#endif
+
+// A loop over the lanes of a host warp that the compiler should vectorize.
+#if defined(_OPENMP)
+#define CALM_SIMD _Pragma("omp simd")
+#else
+#define CALM_SIMD
+#endif
+
+namespace calm {
+
+/// Signed 64-bit index: bulk extents above 2^31 are normal on a GPU with 141 GB.
+using index_t = std::int64_t;
+
+}  // namespace calm

@@ -1,0 +1,44 @@
+// calm/core/error.hpp: the errors calm reports. Bulk calls check arguments before launching and throw
+// calm::error (or return its code where exceptions are off); device failures name the call that failed.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace calm {
+
+enum class errc {
+  ok = 0,
+  invalid_argument,  // null pointer, mismatched extents, bad configuration
+  out_of_range,      // a key or size outside what the call accepts
+  unsupported,       // the backend or device cannot do what was asked
+  backend_failure,   // a CUDA/HIP/OpenMP call failed
+};
+
+inline char const* to_string(errc e) {
+  switch (e) {
+    case errc::ok: return "ok";
+    case errc::invalid_argument: return "invalid argument";
+    case errc::out_of_range: return "out of range";
+    case errc::unsupported: return "unsupported";
+    case errc::backend_failure: return "backend failure";
+  }
+  return "unknown";
+}
+
+/// The exception every host-side calm call throws.
+class error : public std::runtime_error {
+ public:
+  error(errc code, std::string const& what) : std::runtime_error(std::string("calm: ") + what), code_(code) {}
+  errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+/// Throw calm::error(code, message) unless cond holds. Host code only.
+inline void require(bool cond, errc code, std::string const& message) {
+  if (!cond) throw error(code, message);
+}
+
+}  // namespace calm

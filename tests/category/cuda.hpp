@@ -1,0 +1,14 @@
+// Test category for the CUDA backend (32-lane warps; both launch shapes).
+#pragma once
+#include <calm/calm.hpp>
+namespace calm_test {
+namespace backend = calm::cuda;
+constexpr char const* name = "cuda";
+inline int warp_size() { return 32; }
+inline std::vector<calm::launch_shape> shapes() { return {calm::launch_shape::linear, calm::launch_shape::kokkos_range}; }
+template <class Body>
+void for_each_index(calm::index_t n, Body body, calm::launch_shape s) { backend::for_each_index(n, body, s); }
+template <class Body>
+void for_each_block(calm::index_t b, int t, std::size_t bytes, Body body) { backend::for_each_block(b, t, bytes, body); }
+}  // namespace calm_test
+#include "../support/harness.hpp"

@@ -1,0 +1,3 @@
+// The Catch2 main of every test executable (plain C++, no device code).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
