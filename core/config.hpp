@@ -5,11 +5,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__) || defined(__HIP__)
+#if defined(__CUDACC__)
 #define CALM_HD __host__ __device__
 #define CALM_DEVICE __device__
 /// The capture and attributes of a kernel body: `CALM_LAMBDA(auto const& w, auto i) { ... }`.
 #define CALM_LAMBDA [=] __device__
+#elif defined(__HIP__)
+// clang's own spelling: __host__ and __device__ are macros of hip_runtime.h, which core/ does not include
+#define CALM_HD __attribute__((host)) __attribute__((device))
+#define CALM_DEVICE __attribute__((device))
+#define CALM_LAMBDA [=] __attribute__((device))
 #else
 #define CALM_HD
 #define CALM_DEVICE

@@ -12,7 +12,7 @@ namespace calm {
 /// The value of each of W lanes. Operators act lane by lane (inactive lanes compute too: mask
 /// their effects with the warp's active set). Comparisons give lane_array<bool, W>.
 template <class T, int W>
-struct alignas(sizeof(T) * W >= 64 ? 64 : alignof(T)) lane_array {
+struct lane_array {
   T v[W];
 
   lane_array() = default;

@@ -30,7 +30,7 @@ class device_buffer {
   device_buffer(device_buffer const&) = delete;
   device_buffer& operator=(device_buffer const&) = delete;
   ~device_buffer() {
-    if (p_) cudaFree(p_);  // no throw from a destructor
+    if (p_) (void)cudaFree(p_);  // no throw from a destructor
   }
 
   T* data() { return p_; }

@@ -2,6 +2,8 @@
 // clang's scoped __hip_atomic builtins (ROCm 5.2): workgroup scope for LDS, agent scope for device memory.
 #pragma once
 
+#include <hip/hip_runtime.h>
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>

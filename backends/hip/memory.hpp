@@ -30,7 +30,7 @@ class device_buffer {
   device_buffer(device_buffer const&) = delete;
   device_buffer& operator=(device_buffer const&) = delete;
   ~device_buffer() {
-    if (p_) hipFree(p_);  // no throw from a destructor
+    if (p_) (void)hipFree(p_);  // no throw from a destructor
   }
 
   T* data() { return p_; }

@@ -2,6 +2,8 @@
 // no __activemask, no match_any (emulated by the get_peers ballot loop). W is 64 on gfx9, 32 on gfx10+.
 #pragma once
 
+#include <hip/hip_runtime.h>
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -39,6 +41,18 @@ __device__ inline T shuffle_words(T const& v, Shfl shfl) {
   T r;
   memcpy(&r, out, sizeof(T));
   return r;
+}
+/// Bitwise equality of two trivially copyable values, a word at a time (there is no device memcmp).
+template <class T>
+__device__ inline bool same_bits(T const& a, T const& b) {
+  constexpr int words = (sizeof(T) + 3) / 4;
+  int wa[words] = {}, wb[words] = {};
+  memcpy(wa, &a, sizeof(T));
+  memcpy(wb, &b, sizeof(T));
+  bool same = true;
+#pragma unroll
+  for (int k = 0; k < words; ++k) same = same && wa[k] == wb[k];
+  return same;
 }
 }  // namespace detail
 
@@ -94,7 +108,7 @@ struct warp {
     lane_mask unclaimed = mask, mine = 0;
     while (unclaimed) {
       K const leader_key = shuffle(key, ffs(unclaimed) - 1);
-      lane_mask const peers = ballot(memcmp(&leader_key, &key, sizeof(K)) == 0);
+      lane_mask const peers = ballot(detail::same_bits(leader_key, key));
       if ((peers >> lane_id()) & 1) mine = peers;
       unclaimed &= ~peers;
     }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the Debian packages calm's builds need, only those missing. Usage:
+#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos]
+# base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
+# ROCm headers and device libraries; kokkos: Debian's Kokkos (Serial). Runs apt-get as root (or sudo).
+set -euo pipefail
+
+declare -A groups=(
+  [base]="cmake g++ ninja-build"
+  [test]="catch2"
+  [perf]="libbenchmark-dev"
+  [hip]="hipcc clang-15 libamdhip64-dev rocm-device-libs"
+  [kokkos]="libtrilinos-kokkos-dev"
+)
+want=()
+for g in "${@:-base test perf}"; do
+  for p in ${groups[$g]:?unknown group $g}; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || want+=("$p")
+  done
+done
+[ ${#want[@]} -eq 0 ] && exit 0
+echo "calm: installing ${want[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >&2
+$sudo apt-get install -y -q --no-install-recommends "${want[@]}" >&2

@@ -1,0 +1,56 @@
+// Shared pieces of the perf suite: sizes, key distributions, timing of device work, and the copy
+// bandwidth measured in the same process that every case is reported against.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <calm/calm.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace calm_bench {
+
+namespace backend = calm::backend;
+using calm::index_t;
+
+/// log2 of the number of keys: 2^26 on a GPU (256 MiB of uint32), 2^24 on the host; CALM_BENCH_LOG2_KEYS overrides.
+inline int log2_keys() {
+  if (char const* e = std::getenv("CALM_BENCH_LOG2_KEYS")) return std::atoi(e);
+  return std::string(backend::backend_name) == "openmp" ? 24 : 26;
+}
+
+/// The key distributions of reference/baselines.md.
+enum class dist { uniform, runs32, halfhot };
+inline char const* to_string(dist d) {
+  return d == dist::uniform ? "uniform" : d == dist::runs32 ? "runs32" : "halfhot";
+}
+
+/// n keys in [0, bins): uniform; runs of 32 equal keys; half of the keys on bin 0, the rest uniform.
+std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, std::uint64_t seed);
+
+/// Seconds of device work done by f (synchronized before the clock stops).
+template <class F>
+double time_device(F&& f) {
+  backend::synchronize();
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  backend::synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Copy bandwidth (bytes read + written per second) of this device, measured at start-up.
+double copy_rate();
+void measure_copy_rate();
+
+/// Report `bytes` per iteration as GB/s, and as a fraction of the copy bandwidth.
+inline void report_bytes(benchmark::State& state, double bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.counters["GBps"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["of_copy"] = benchmark::Counter(bytes / copy_rate(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace calm_bench

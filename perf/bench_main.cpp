@@ -1,0 +1,77 @@
+// The perf suite's main: names the device, measures its copy bandwidth once, then runs the cases.
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace calm_bench {
+
+namespace {
+double g_copy_rate = 0;
+struct alignas(16) vec4 {
+  std::uint32_t x[4];
+};
+}  // namespace
+
+double copy_rate() { return g_copy_rate; }
+
+// A device-to-device copy with 16-byte elements over a buffer far larger than any cache.
+void measure_copy_rate() {
+  std::size_t const n = std::size_t(1) << (log2_keys() - 2 + 2);  // as many bytes as 4x the keys
+  backend::device_buffer<vec4> src(n), dst(n);
+  src.fill_bytes(0x5a);
+  dst.fill_bytes(0);
+  vec4 const* ps = src.data();
+  vec4* pd = dst.data();
+  auto copy = [&] {
+    backend::for_each_index(static_cast<index_t>(n), CALM_LAMBDA(auto const& w, auto i) {
+      calm::store(w, pd, i, calm::load(w, ps, i));
+    });
+  };
+  copy();  // warm up
+  std::vector<double> t;
+  for (int r = 0; r < 7; ++r) t.push_back(time_device(copy));
+  std::sort(t.begin(), t.end());
+  g_copy_rate = 2.0 * n * sizeof(vec4) / t[t.size() / 2];
+}
+
+std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, std::uint64_t seed) {
+  std::vector<std::uint32_t> keys(n);
+  std::uint64_t s = seed;
+  auto next = [&s] {  // splitmix64
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  std::uint32_t run = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t r = next();
+    switch (d) {
+      case dist::uniform: keys[i] = static_cast<std::uint32_t>(r % bins); break;
+      case dist::runs32:
+        if (i % 32 == 0) run = static_cast<std::uint32_t>(r % bins);
+        keys[i] = run;
+        break;
+      case dist::halfhot: keys[i] = (r >> 63) ? 0u : static_cast<std::uint32_t>(r % bins); break;
+    }
+  }
+  return keys;
+}
+
+}  // namespace calm_bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  calm_bench::measure_copy_rate();
+  benchmark::AddCustomContext("calm_backend", calm::backend::backend_name);
+  benchmark::AddCustomContext("calm_device", calm::backend::device_name());
+  benchmark::AddCustomContext("calm_keys", std::to_string(std::size_t(1) << calm_bench::log2_keys()));
+  benchmark::AddCustomContext("calm_copy_GBps", std::to_string(calm_bench::copy_rate() * 1e-9));
+  std::fprintf(stderr, "calm perf suite: %s on %s, copy bandwidth %.1f GB/s (read + write)\n", calm::backend::backend_name,
+               calm::backend::device_name().c_str(), calm_bench::copy_rate() * 1e-9);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

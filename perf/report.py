@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Turn the perf suite's Google Benchmark JSON into a markdown table.
+
+    python3 perf/report.py results.json [more.json ...] [--out table.md]
+
+Rows are (workload, distribution, bins); columns are the strategies and peers that ran, in GB/s of
+input read, each with its fraction of the device copy bandwidth measured in the same process.
+"""
+import argparse
+import json
+import sys
+from collections import OrderedDict
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def table(doc):
+    ctx = doc.get("context", {})
+    rows = OrderedDict()
+    columns = []
+    copy = None
+    for b in doc.get("benchmarks", []):
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        if b.get("error_occurred"):
+            continue
+        parts = b["name"].split("/")
+        parts = [p for p in parts if p != "manual_time" and not p.startswith("iterations:")]
+        if parts[0] == "copy":
+            copy = b.get("GBps")
+            continue
+        if len(parts) < 4:
+            continue
+        workload, strategy, dist, bins = parts[0], parts[1], parts[2], parts[3]
+        key = (workload, dist, int(bins))
+        if strategy not in columns:
+            columns.append(strategy)
+        rows.setdefault(key, {})[strategy] = (b.get("GBps", 0.0), b.get("of_copy", 0.0))
+    out = []
+    out.append("device: %s; backend: %s; keys: %s; copy bandwidth %.1f GB/s (read + write)" % (
+        ctx.get("calm_device", "?"), ctx.get("calm_backend", "?"), ctx.get("calm_keys", "?"),
+        float(ctx.get("calm_copy_GBps", copy or 0))))
+    out.append("date: %s; host: %s" % (ctx.get("date", "?"), ctx.get("host_name", "?")))
+    out.append("")
+    out.append("GB/s of keys read (fraction of copy bandwidth)")
+    out.append("")
+    out.append("| workload | dist | bins | " + " | ".join(columns) + " |")
+    out.append("|---|---|---:|" + "---:|" * len(columns))
+    for (workload, dist, bins), cells in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        vals = []
+        for c in columns:
+            if c in cells:
+                gbps, frac = cells[c]
+                vals.append("%.2f (%.3f)" % (gbps, frac))
+            else:
+                vals.append("-")
+        out.append("| %s | %s | %d | %s |" % (workload, dist, bins, " | ".join(vals)))
+    return "\n".join(out)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", nargs="+")
+    ap.add_argument("--out")
+    args = ap.parse_args(argv)
+    text = "\n\n".join(table(load(p)) for p in args.json) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job (README.md): build the perf suite for a backend (default openmp), run it, write the
+# Google Benchmark JSON and print the table. A short host sweep takes a few minutes on 2 cores.
+#   bash perf/run.sh                      # host, 2^24 keys
+#   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys); add CALM_DEPS_ROOT=... offline
+# Extra arguments go to the benchmark binary (e.g. --benchmark_filter=histogram).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+backend=${BACKEND:-openmp}
+root=${CALM_BUILD_ROOT:-build}
+jobs=${CALM_JOBS:-$(nproc)}
+if [ -z "${CALM_DEPS_ROOT:-}" ]; then bash cmake/install_deps.sh base perf; fi
+extra=()
+[ -n "${CALM_DEPS_ROOT:-}" ] && extra+=(-DCALM_DEPS_ROOT="$CALM_DEPS_ROOT")
+[ "$backend" = hip ] && extra+=(-DCMAKE_CXX_COMPILER=clang++-15)
+cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}"
+cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
+out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
+"$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
+  --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "$@"
+echo
+python3 perf/report.py "$out"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The test command (README.md, and what .ci/run calls). On a fresh Debian machine it installs what is
+# missing, then:
+#   1. host (OpenMP) build: conformance suite for W = 8, 16, 32, 64, the install + find_package test,
+#      and the perf suite compiled;
+#   2. the host tests again under AddressSanitizer and UndefinedBehaviorSanitizer;
+#   3. CUDA compile-check of every CUDA translation unit with nvcc for sm_90 (no GPU needed);
+#   4. HIP compile-check of the suite for gfx90a (wave64) and gfx1030 (wave32) with clang++-15.
+# Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=${CALM_BUILD_ROOT:-build}
+jobs=${CALM_JOBS:-$(nproc)}
+bash cmake/install_deps.sh base test perf hip
+
+passed=0 failed=0
+run_ctest() {  # ctest in $1; adds its counts to the totals
+  local log rc=0
+  log=$(mktemp)
+  (cd "$1" && ctest --output-on-failure -j "$jobs") 2>&1 | tee "$log" || rc=$?
+  local line
+  line=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$log" | tail -1 || true)
+  if [ -n "$line" ]; then
+    local total fail
+    total=$(echo "$line" | sed -E 's/.*out of ([0-9]+).*/\1/')
+    fail=$(echo "$line" | sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/')
+    passed=$((passed + total - fail)); failed=$((failed + fail))
+  else
+    failed=$((failed + 1))
+  fi
+  rm -f "$log"
+  return $rc
+}
+
+echo "== 1. host build and tests (OpenMP backend)"
+cmake -S . -B "$root/openmp" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=Release
+cmake --build "$root/openmp" -j "$jobs"
+status=0
+run_ctest "$root/openmp" || status=1
+
+echo "== 2. host tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B "$root/sanitize" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCALM_SANITIZE=ON -DCALM_BUILD_PERF=OFF
+cmake --build "$root/sanitize" -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/sanitize" || status=1
+
+echo "== 3. CUDA compile-check (nvcc, sm_90)"
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ]; then
+  cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$root/cuda" -j "$jobs" && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
+else
+  echo "calm: no nvcc on this machine (PATH or /usr/local/cuda/bin): CUDA compile-check not run" >&2
+  failed=$((failed + 1)); status=1
+fi
+
+echo "== 4. HIP compile-check (clang++-15 -x hip, gfx90a + gfx1030)"
+cmake -S . -B "$root/hip" -G Ninja -DBACKEND=hip -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_BUILD_TYPE=Release \
+  -DCALM_HIP_ARCHITECTURES="gfx90a;gfx1030"
+cmake --build "$root/hip" -j "$jobs" && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
+
+echo
+echo "calm tests: $passed passed, $failed failed"
+exit $status

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# CUDA tests on a GPU node (no network needed): build with the CUDA backend, run the conformance
+# suite, then run parts of it under compute-sanitizer (memcheck on everything per-index, racecheck on
+# the block programs). Writes a log headed by device, date, commit and command.
+#   cmake/pack_offline_deps.sh .deps                 # beforehand, on a machine with network
+#   CALM_DEPS_ROOT=$PWD/.deps bash tests/run_gpu.sh [log]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=${CALM_BUILD_ROOT:-build}
+log=$(realpath -m "${1:-$root/cuda-tests.log}")
+mkdir -p "$(dirname "$log")"
+deps=()
+[ -n "${CALM_DEPS_ROOT:-}" ] && deps=(-DCALM_DEPS_ROOT="$(realpath "$CALM_DEPS_ROOT")")
+cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release "${deps[@]}" -DCALM_BUILD_PERF=OFF
+cmake --build "$root/cuda" -j "${CALM_JOBS:-$(nproc)}"
+{
+  echo "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: ${CALM_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "command: CALM_DEPS_ROOT=... bash tests/run_gpu.sh"
+  echo "nvcc: $(nvcc --version | tail -1)"
+  echo
+} > "$log"
+status=0
+(cd "$root/cuda" && ctest --output-on-failure) 2>&1 | tee -a "$log" || status=1
+bin="$root/cuda/tests/conformance_cuda"
+if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    filter='[lanes],[votes],[divergence],[launch]'
+    [ $tool = racecheck ] && filter='[block]'
+    echo "== compute-sanitizer --tool $tool $filter" | tee -a "$log"
+    compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 | tail -5 | tee -a "$log" || status=1
+  done
+fi
+echo "calm GPU tests: exit status $status" | tee -a "$log"
+exit $status
