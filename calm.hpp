@@ -17,3 +17,5 @@
 #include "core/warp.hpp"
 
 #include "backends/backend.hpp"
+
+#include "algorithms/update.hpp"

@@ -88,6 +88,13 @@ lane_array<P*, W> operator+(lane_array<P*, W> const& base, lane_array<I, W> cons
   return r;
 }
 
+template <class P, class I, int W, class = std::enable_if_t<std::is_integral<I>::value>>
+lane_array<P*, W> operator+(lane_array<P*, W> const& base, I offset) {
+  lane_array<P*, W> r;
+  CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = base.v[i] + offset;
+  return r;
+}
+
 template <class T>
 struct is_lane_array : std::false_type {};
 template <class T, int W>

@@ -56,6 +56,14 @@ CALM_HD int leader_lane(Warp const& w) { return w.leader(); }
 template <class Warp>
 CALM_HD auto elect_leader(Warp const& w) { return w.is_leader(); }
 
+/// A number identifying this warp among the warps of its launch (uniform over the warp): the index of
+/// its first thread divided by the warp size. Used to give each warp its place in a random sequence.
+template <class Warp>
+CALM_HD index_t group_index(Warp const& w) { return w.group_index(); }
+/// A free-running counter (cycles on a GPU, nanoseconds on the host), uniform over the warp.
+template <class Warp>
+CALM_HD std::uint32_t clock(Warp const& w) { return w.clock(); }
+
 // ---- votes and masks ----------------------------------------------------------------------------
 
 /// Bit i set iff lane i is active and its pred holds. Uniform over the active lanes.
@@ -73,6 +81,9 @@ CALM_HD auto popc(Warp const& w, M const& m) { return w.popc(m); }
 /// 1 + the lowest set bit of a lane mask, 0 if empty (CUDA's __ffs convention).
 template <class Warp, class M>
 CALM_HD auto ffs(Warp const& w, M const& m) { return w.ffs(m); }
+/// 1 + the highest set bit of a lane mask, 0 if empty.
+template <class Warp, class M>
+CALM_HD auto fls(Warp const& w, M const& m) { return w.fls(m); }
 
 // ---- data exchange --------------------------------------------------------------------------------
 // Shuffles move any trivially copyable T word by word. width (a power of two <= W::size) splits the

@@ -62,6 +62,10 @@ struct warp {
   template <class T>
   using varying = T;
   static constexpr bool native_match_any = false;
+  // Set-up cost s of inequalities (1) and (2) of 000 section 3.1, in reduction steps. Not measured on
+  // an AMD GPU yet: the documented default (the CUDA figures); used by scan_reduce and vote_reduce.
+  static constexpr float scan_reduce_setup_steps = 2.0f;
+  static constexpr float vote_reduce_setup_steps = 4.0f;
 
   /// The lanes taking part (the exec mask when the warp was formed).
   lane_mask mask;
@@ -77,11 +81,21 @@ struct warp {
   __device__ int leader() const { return ffs(mask) - 1; }
   __device__ bool is_leader() const { return lane_id() == leader(); }
 
+  /// The global index of the warp's first thread divided by the warp size (thread ids linearized x, y, z).
+  __device__ index_t group_index() const {
+    index_t const block = blockIdx.x + static_cast<index_t>(gridDim.x) * (blockIdx.y + static_cast<index_t>(gridDim.y) * blockIdx.z);
+    index_t const tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return (block * (blockDim.x * blockDim.y * blockDim.z) + tid) / size;
+  }
+  /// The leader lane's cycle counter.
+  __device__ std::uint32_t clock() const { return shuffle(static_cast<std::uint32_t>(clock64()), leader()); }
+
   __device__ lane_mask ballot(bool p) const { return static_cast<lane_mask>(__ballot(p)) & mask; }
   __device__ bool any(bool p) const { return ballot(p) != 0; }
   __device__ bool all(bool p) const { return ballot(p) == mask; }
   __device__ static int popc(lane_mask m) { return __popcll(static_cast<unsigned long long>(m)); }
   __device__ static int ffs(lane_mask m) { return __ffsll(static_cast<unsigned long long>(m)); }
+  __device__ static int fls(lane_mask m) { return m ? 64 - __clzll(static_cast<long long>(m)) : 0; }
 
   template <class T>
   __device__ T shuffle(T const& v, int src, int width = size) const {

@@ -43,7 +43,7 @@ class block {
     for (int base = 0; base < threads_; base += W) {
       lane_array<int, W> tid;
       CALM_SIMD for (int i = 0; i < W; ++i) tid.v[i] = base + i;
-      f(warp<W>{first_lanes<mask_t>(std::min(W, threads_ - base))}, tid);
+      f(warp<W>{first_lanes<mask_t>(std::min(W, threads_ - base)), (index_ * threads_ + base) / W}, tid);
     }
   }
 
@@ -78,7 +78,7 @@ void for_each_index(index_t n, Body body, launch_shape = launch_shape::linear) {
     index_t const base = wi * W;
     lane_array<index_t, W> idx;
     CALM_SIMD for (int i = 0; i < W; ++i) idx.v[i] = base + i;
-    body(warp<W>{first_lanes<mask_t>(static_cast<int>(std::min<index_t>(W, n - base)))}, idx);
+    body(warp<W>{first_lanes<mask_t>(static_cast<int>(std::min<index_t>(W, n - base))), wi}, idx);
   }
 }
 

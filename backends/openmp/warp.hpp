@@ -8,6 +8,7 @@
 #include "../../core/lane_mask.hpp"
 #include "../../core/varying.hpp"
 #include "atomic.hpp"
+#include "counters.hpp"
 
 /// The default host warp width (8, 16, 32 or 64), set by CMake's CALM_HOST_WARP_SIZE.
 #ifndef CALM_HOST_WARP_SIZE
@@ -25,9 +26,15 @@ struct warp {
   template <class T>
   using varying = lane_array<T, W>;
   static constexpr bool native_match_any = false;
+  // Set-up cost s of inequalities (1) and (2) of 000 section 3.1, in reduction steps: measured on the
+  // host by perf/bench_setup_cost.cpp (perf/results/); used by scan_reduce and vote_reduce.
+  static constexpr float scan_reduce_setup_steps = 2.0f;
+  static constexpr float vote_reduce_setup_steps = 4.0f;
 
   /// The lanes taking part.
   lane_mask mask;
+  /// Which warp of the launch this is (first index / W).
+  index_t group = 0;
 
   lane_mask active() const { return mask; }
   bool is_active(int lane) const { return (mask >> lane) & lane_mask(1); }
@@ -55,6 +62,7 @@ struct warp {
 
   // ---- votes ----
   lane_mask ballot(varying<bool> const& p) const {
+    CALM_COUNT(ballots);
     lane_mask m = 0;
     for (int i = 0; i < W; ++i) m |= static_cast<lane_mask>(lane_mask(p.v[i]) << i);
     return m & mask;
@@ -65,8 +73,12 @@ struct warp {
   template <class P>
   bool all(P const& p) const { return ballot(p) == mask; }
 
-  static int popc(lane_mask m) { return __builtin_popcountll(static_cast<unsigned long long>(m)); }
+  static int popc(lane_mask m) {
+    CALM_COUNT(mask_ops);
+    return __builtin_popcountll(static_cast<unsigned long long>(m));
+  }
   static int ffs(lane_mask m) { return __builtin_ffsll(static_cast<long long>(m)); }
+  static int fls(lane_mask m) { return m ? 64 - __builtin_clzll(static_cast<unsigned long long>(m)) : 0; }
   static varying<int> popc(varying<lane_mask> const& m) {
     varying<int> r;
     CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = popc(m.v[i]);
@@ -77,28 +89,40 @@ struct warp {
     CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = ffs(m.v[i]);
     return r;
   }
+  static varying<int> fls(varying<lane_mask> const& m) {
+    varying<int> r;
+    CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = fls(m.v[i]);
+    return r;
+  }
+
+  index_t group_index() const { return group; }
+  std::uint32_t clock() const { return host_clock(); }
 
   // ---- shuffles (width: a power of two <= W) ----
   template <class T>
   varying<T> shuffle(varying<T> const& v, varying<int> const& src, int width = W) const {
+    CALM_COUNT(shuffles);
     varying<T> r;
     for (int i = 0; i < W; ++i) r.v[i] = v.v[(i & ~(width - 1)) + (src.v[i] & (width - 1))];
     return r;
   }
   template <class T>
   varying<T> shuffle_up(varying<T> const& v, int delta, int width = W) const {
+    CALM_COUNT(shuffles);
     varying<T> r;
     for (int i = 0; i < W; ++i) r.v[i] = (i & (width - 1)) >= delta ? v.v[i - delta] : v.v[i];
     return r;
   }
   template <class T>
   varying<T> shuffle_down(varying<T> const& v, int delta, int width = W) const {
+    CALM_COUNT(shuffles);
     varying<T> r;
     for (int i = 0; i < W; ++i) r.v[i] = (i & (width - 1)) + delta < width ? v.v[i + delta] : v.v[i];
     return r;
   }
   template <class T>
   varying<T> shuffle_xor(varying<T> const& v, int lane_xor, int width = W) const {
+    CALM_COUNT(shuffles);
     varying<T> r;
     for (int i = 0; i < W; ++i) {
       int s = i ^ lane_xor;
@@ -111,6 +135,7 @@ struct warp {
   template <class K>
   varying<lane_mask> match_any(varying<K> const& key) const {
     static_assert(std::is_trivially_copyable<K>::value, "match_any keys must be trivially copyable");
+    CALM_COUNT(matches);
     varying<lane_mask> r;
     for (int i = 0; i < W; ++i) {
       lane_mask m = 0;
@@ -126,7 +151,7 @@ struct warp {
   template <class F>
   void when(varying<bool> const& p, F&& f) const {
     lane_mask m = ballot(p);
-    if (m) f(warp{m});
+    if (m) f(warp{m, group});
   }
   template <class F>
   void when(bool p, F&& f) const {
@@ -151,7 +176,10 @@ struct warp {
     using P = std::decay_t<decltype(calm::detail::lane_get(addr, 0))>;
     using T = std::remove_pointer_t<P>;
     for (int i = 0; i < W; ++i)
-      if (is_active(i)) atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+      if (is_active(i)) {
+        CALM_COUNT(atomics);
+        atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+      }
   }
   template <class Op, class Scope, class A, class V>
   auto atomic_fetch_update(Op op, Scope s, A const& addr, V const& value) const {
@@ -159,7 +187,10 @@ struct warp {
     using T = std::remove_pointer_t<P>;
     varying<T> r(T{});
     for (int i = 0; i < W; ++i)
-      if (is_active(i)) r.v[i] = atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+      if (is_active(i)) {
+        CALM_COUNT(atomics);
+        r.v[i] = atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+      }
     return r;
   }
 };

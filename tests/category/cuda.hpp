@@ -3,6 +3,8 @@
 #include <calm/calm.hpp>
 namespace calm_test {
 namespace backend = calm::cuda;
+/// Whether the backend counts its operations (atomics per lane, ballots, matches) for tests.
+constexpr bool counting = false;
 constexpr char const* name = "cuda";
 inline int warp_size() { return 32; }
 inline std::vector<calm::launch_shape> shapes() { return {calm::launch_shape::linear, calm::launch_shape::kokkos_range}; }

@@ -3,6 +3,8 @@
 #include <calm/calm.hpp>
 namespace calm_test {
 namespace backend = calm::hip;
+/// Whether the backend counts its operations (atomics per lane, ballots, matches) for tests.
+constexpr bool counting = false;
 constexpr char const* name = "hip";
 inline int warp_size() {
   int dev = 0, w = 0;

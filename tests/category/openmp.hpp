@@ -3,6 +3,8 @@
 #include <calm/calm.hpp>
 namespace calm_test {
 namespace backend = calm::openmp;
+/// Whether the backend counts its operations (atomics per lane, ballots, matches) for tests.
+constexpr bool counting = calm::openmp::counting_enabled;
 constexpr char const* name = "openmp";
 constexpr int host_warp = CALM_TEST_WARP_SIZE;
 inline int warp_size() { return host_warp; }

@@ -2,6 +2,7 @@
 // fold in index order, and a check that fetched values form a valid order of the updates.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <set>
+#include <string>
 #include <type_traits>
 #include <vector>
 

@@ -1,0 +1,16 @@
+// calm/algorithms/naive.hpp: one atomic per lane, no merging: the baseline every strategy is measured
+// against, and what the others fall back to when collisions are too few to pay (000 section 3.1).
+#pragma once
+
+#include "peer_groups.hpp"
+
+namespace calm {
+
+struct naive {
+  template <class Warp, class A>
+  CALM_HD peer_groups<Warp> group(Warp const& w, A const&) const {
+    return {detail::own_lane(w), false};
+  }
+};
+
+}  // namespace calm

@@ -1,0 +1,85 @@
+// calm/algorithms/update.hpp: the per-lane front door. Each lane of a warp calls update (or update_n,
+// fetch_update) once; the Strategy decides how the warp's lanes are merged before touching memory.
+#pragma once
+
+#include <type_traits>
+
+#include "naive.hpp"
+#include "peer_reduce.hpp"
+#include "scan_reduce.hpp"
+#include "vote_reduce.hpp"
+
+namespace calm {
+
+// Strategies: naive, scan_reduce, vote_reduce<M>, peer_reduce. Each has group(w, addr), which finds
+// how the warp's lanes merge (once, whatever the number of values), and the functions below apply it.
+
+namespace detail {
+
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD void apply(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& v) {
+  apply_groups(w, g, op, s, addr, v);
+}
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD void apply(Warp const& w, lane_runs<Warp> const& r, Op op, Scope s, A const& addr, V const& v) {
+  apply_runs(w, r, op, s, addr, v);
+}
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD auto fetch(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& v) {
+  return fetch_groups(w, g, op, s, addr, v);
+}
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD auto fetch(Warp const& w, lane_runs<Warp> const& r, Op op, Scope s, A const& addr, V const& v) {
+  return fetch_runs(w, r, op, s, addr, v);
+}
+
+/// The element type behind an address (T* on a GPU, lane_array<T*, W> on the host).
+template <class A>
+using element_t = std::remove_pointer_t<std::decay_t<decltype(calm::detail::lane_get(std::declval<A const&>(), 0))>>;
+
+/// The values as lane values of the table's type: per-lane values converted, a value passed alike by
+/// every lane broadcast (a same_value stays one).
+template <class T, class Warp, class V>
+CALM_HD auto as_values(Warp const&, V const& v) {
+  if constexpr (is_same_value<V>::value) return same_value<T>{static_cast<T>(v.value)};
+  else if constexpr (is_lane_array<V>::value) return map([](auto x) { return static_cast<T>(x); }, v);
+  else return varying<Warp, T>(static_cast<T>(v));
+}
+
+}  // namespace detail
+
+/// *addr = op(*addr, value) for every active lane, merging lanes as Strategy says, with atomics at
+/// `scope`. Any active mask works (ragged tails, sparse lanes in a `when`). value may be
+/// calm::constant(v) when every lane passes the same v (a histogram's +1): groups then apply
+/// k * v (or v) without exchanging values.
+///
+///   calm::update<calm::peer_reduce>(w, calm::plus{}, calm::scope::device{}, table + key, weight);
+template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class A, class V>
+CALM_HD void update(Warp const& w, Op op, Scope s, A const& addr, V const& value, Strategy strategy = {}) {
+  using T = detail::element_t<A>;
+  check_atomic_op<Op, T>();
+  detail::apply(w, strategy.group(w, addr), op, s, addr, detail::as_values<T>(w, value));
+}
+
+/// d components per lane: lane i updates addr[c] with values[c] for c < d (addr: the lane's first
+/// component, e.g. table + key * d). The grouping is found once and used for every component.
+template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class A, class V>
+CALM_HD void update_n(Warp const& w, Op op, Scope s, A const& addr, V const* values, int d, Strategy strategy = {}) {
+  using T = detail::element_t<A>;
+  check_atomic_op<Op, T>();
+  auto const plan = strategy.group(w, addr);
+  for (int c = 0; c < d; ++c) detail::apply(w, plan, op, s, addr + c, detail::as_values<T>(w, values[c]));
+}
+
+/// As update, and each lane gets the value *addr had before its own update took effect, as if the
+/// lanes' naive atomics ran in some order: the lanes merged into one group run back to back in lane
+/// order (one atomic fetches for the group and the others get prefixes), so warp-aggregated allocation
+/// works: calm::fetch_update(w, calm::plus{}, s, counter, calm::constant(1u)) hands out distinct slots.
+template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class A, class V>
+CALM_HD auto fetch_update(Warp const& w, Op op, Scope s, A const& addr, V const& value, Strategy strategy = {}) {
+  using T = detail::element_t<A>;
+  check_atomic_op<Op, T>();
+  return detail::fetch(w, strategy.group(w, addr), op, s, addr, detail::as_values<T>(w, value));
+}
+
+}  // namespace calm

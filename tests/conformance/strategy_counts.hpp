@@ -1,0 +1,122 @@
+// Conformance: the worked examples of the sources, exactly, and (host backend, which counts its
+// operations) the number of atomics each strategy issues and that update_n groups once per warp.
+#pragma once
+
+#include "../support/keys.hpp"
+
+TEST_CASE("000 Fig. 4: scan_reduce on keys 0 1 1 1 3 3 3 3", "[strategy][example]") {
+  using namespace calm_test;
+  CAPTURE(name, warp_size());
+  std::vector<std::uint32_t> const keys{0, 1, 1, 1, 3, 3, 3, 3};
+  buffer<std::uint32_t> dkeys(keys), table(std::vector<std::uint32_t>(4, 0));
+  std::uint32_t const* pk = dkeys.data();
+  std::uint32_t* pt = table.data();
+  if constexpr (counting) backend::reset_counts();
+  for_each_index(8, CALM_LAMBDA(auto const& w, auto i) {
+    calm::update(w, calm::plus{}, calm::scope::device{}, pt + calm::load(w, pk, i), 1u, calm::scan_reduce{1});
+  }, calm::launch_shape::linear);
+  synchronize();
+  require_equal(table.download(), std::vector<std::uint32_t>{1, 3, 0, 4}, "A");
+  if constexpr (counting) {
+    if (warp_size() >= 8) REQUIRE(backend::read_counts().atomics == 3);  // threads 0, 3 and 7
+  }
+}
+
+TEST_CASE("002 stage 2: add_peers over three peer groups of 16 lanes", "[strategy][example]") {
+  using namespace calm_test;
+  int const W = warp_size();
+  CAPTURE(name, W);
+  std::vector<int> const keys{0, 1, 1, 2, 0, 1, 2, 0, 1, 2, 0, 2, 0, 0, 1, 2};  // groups A, B, C of the slides
+  std::vector<int> const vals{9, 8, 2, 6, 2, 7, 1, 4, 7, 6, 1, 8, 7, 8, 4, 7};
+  buffer<int> dkeys(keys), dvals(vals), reduced(16), table(std::vector<int>(3, 0));
+  int const *pk = dkeys.data(), *pv = dvals.data();
+  int *pr = reduced.data(), *pt = table.data();
+  for_each_index(16, CALM_LAMBDA(auto const& w, auto i) {
+    auto const key = calm::load(w, pk, i);
+    calm::store(w, pr, i, calm::reduce_peers(w, calm::plus{}, calm::match_any(w, key), calm::load(w, pv, i)));
+    calm::update<calm::peer_reduce>(w, calm::plus{}, calm::scope::device{}, pt + key, calm::load(w, pv, i));
+  }, calm::launch_shape::linear);
+  synchronize();
+  require_equal(table.download(), std::vector<int>{31, 28, 28}, "group sums");
+  if (W >= 16) {
+    auto r = reduced.download();
+    CHECK(r[0] == 31);  // leaders: lane 0 (A), lane 1 (B), lane 3 (C)
+    CHECK(r[1] == 28);
+    CHECK(r[3] == 28);
+  }
+}
+
+namespace calm_test {
+
+/// The atomics a strategy issues for one warp's keys (lanes active: sel), computed independently.
+inline std::uint64_t expected_atomics(std::string const& strategy, std::vector<std::uint32_t> const& k, int threshold) {
+  std::uint64_t lanes = k.size(), distinct = std::set<std::uint32_t>(k.begin(), k.end()).size(), runs = 0, longest = 0, len = 0;
+  for (std::size_t j = 0; j < k.size(); ++j) {
+    len = (j > 0 && k[j] == k[j - 1]) ? len + 1 : 1;
+    runs += len == 1;
+    longest = std::max(longest, len);
+  }
+  if (strategy == "naive") return lanes;
+  if (strategy == "peer_reduce") return distinct;
+  return longest >= static_cast<std::uint64_t>(threshold) ? runs : lanes;  // scan_reduce
+}
+
+}  // namespace calm_test
+
+TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n groups once", "[strategy][count]") {
+  using namespace calm_test;
+  if constexpr (!counting) {
+    SUCCEED("this backend does not count its operations");
+  } else {
+    int const W = warp_size();
+    index_t const n = GENERATE(1, 37, 1000);
+    keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+    CAPTURE(name, W, n, to_string(kind));
+    auto g = rng(313);
+    std::uint32_t bins = 0;
+    auto keys = make_keys(n, kind, g, bins);
+    int const d = 3;
+    buffer<std::uint32_t> dkeys(keys), table(bins * d);
+    std::uint32_t const* pk = dkeys.data();
+    std::uint32_t* pt = table.data();
+    auto run = [&](auto strategy, int components) {
+      table.fill_bytes(0);
+      backend::reset_counts();
+      for_each_index(n, CALM_LAMBDA(auto const& w, auto i) {
+        auto const key = calm::load(w, pk, i);
+        std::uint32_t const ones[3] = {1u, 1u, 1u};
+        if (components == 1) calm::update(w, calm::plus{}, calm::scope::device{}, pt + key, calm::constant(1u), strategy);
+        else calm::update_n(w, calm::plus{}, calm::scope::device{}, pt + key * 3u, ones, components, strategy);
+      }, calm::launch_shape::linear);
+      synchronize();
+      return backend::read_counts();
+    };
+    int const sr = calm::scan_reduce_threshold(backend::default_warp::scan_reduce_setup_steps);
+    std::uint64_t naive = 0, peer = 0, scan1 = 0, scan = 0, warps = 0;
+    for (index_t b = 0; b < n; b += W, ++warps) {
+      std::vector<std::uint32_t> k(keys.begin() + b, keys.begin() + std::min<index_t>(n, b + W));
+      naive += expected_atomics("naive", k, 0);
+      peer += expected_atomics("peer_reduce", k, 0);
+      scan1 += expected_atomics("scan_reduce", k, 1);
+      scan += expected_atomics("scan_reduce", k, sr);
+    }
+    CHECK(run(calm::naive{}, 1).atomics == naive);
+    CHECK(run(calm::peer_reduce{}, 1).atomics == peer);
+    CHECK(run(calm::scan_reduce{1}, 1).atomics == scan1);
+    CHECK(run(calm::scan_reduce{}, 1).atomics == scan);
+    // vote_reduce: one atomic for the sampled key's lanes plus one per other lane
+    auto const vr = run(calm::vote_reduce<1>{7u, 2}, 1).atomics;
+    if (kind == keys_kind::one) CHECK(vr == warps);
+    CHECK(vr <= naive);
+    CHECK(vr >= peer);
+    // update_n: d atomics per group, and the grouping (match_any) once per warp, not once per component
+    auto const pn = run(calm::peer_reduce{}, d);
+    CHECK(pn.atomics == d * peer);
+    CHECK(pn.matches == warps);
+    CHECK(run(calm::scan_reduce{1}, d).atomics == d * scan1);
+    std::vector<std::uint32_t> expect(bins * d, 0);
+    for (index_t i = 0; i < n; ++i)
+      for (int c = 0; c < d; ++c) expect[keys[i] * d + c]++;
+    require_equal(table.download(), expect, "update_n table");
+  }
+}
