@@ -19,3 +19,4 @@
 #include "backends/backend.hpp"
 
 #include "algorithms/update.hpp"
+#include "backends/per_lane.hpp"

@@ -23,14 +23,21 @@ inline int log2_keys() {
   return std::string(backend::backend_name) == "openmp" ? 24 : 26;
 }
 
-/// The key distributions of reference/baselines.md.
-enum class dist { uniform, runs32, halfhot };
+/// The key distributions of design.md and reference/baselines.md.
+enum class dist { uniform, runs32, halfhot, zipf, image };
 inline char const* to_string(dist d) {
-  return d == dist::uniform ? "uniform" : d == dist::runs32 ? "runs32" : "halfhot";
+  static char const* names[] = {"uniform", "runs32", "halfhot", "zipf", "image"};
+  return names[static_cast<int>(d)];
 }
+inline std::vector<dist> all_dists() { return {dist::uniform, dist::runs32, dist::halfhot, dist::zipf, dist::image}; }
 
-/// n keys in [0, bins): uniform; runs of 32 equal keys; half of the keys on bin 0, the rest uniform.
+/// n keys in [0, bins): uniform; runs of 32 equal keys; half of the keys on bin 0, the rest uniform;
+/// zipf-like (bin = bins * u^4, a few bins take most keys); image-like (neighbouring keys close:
+/// a slow ramp plus noise of 16 bins). The same (n, bins, d, seed) gives the same keys.
 std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, std::uint64_t seed);
+
+/// The keys of make_keys on the device, generated once per (bins, d) and kept for later cases.
+backend::device_buffer<std::uint32_t> const& device_keys(std::uint32_t bins, dist d);
 
 /// Seconds of device work done by f (synchronized before the clock stops).
 template <class F>

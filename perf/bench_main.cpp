@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace calm_bench {
 
@@ -54,9 +55,24 @@ std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, 
         keys[i] = run;
         break;
       case dist::halfhot: keys[i] = (r >> 63) ? 0u : static_cast<std::uint32_t>(r % bins); break;
+      case dist::zipf: {
+        double u = static_cast<double>(r >> 11) * 0x1.0p-53;
+        keys[i] = static_cast<std::uint32_t>(bins * (u * u) * (u * u)) % bins;
+        break;
+      }
+      case dist::image: keys[i] = static_cast<std::uint32_t>((i / 64 + (r & 15)) % bins); break;
     }
   }
   return keys;
+}
+
+backend::device_buffer<std::uint32_t> const& device_keys(std::uint32_t bins, dist d) {
+  static std::map<std::pair<std::uint32_t, int>, backend::device_buffer<std::uint32_t>> cache;
+  auto key = std::make_pair(bins, static_cast<int>(d));
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, backend::device_buffer<std::uint32_t>(make_keys(std::size_t(1) << log2_keys(), bins, d, 42))).first;
+  return it->second;
 }
 
 }  // namespace calm_bench

@@ -18,5 +18,9 @@ namespace cuda {
 constexpr char const* backend_name = "cuda";
 using default_warp = warp;
 
+/// The warp of a per-lane call: the lanes that reach it together.
+template <class Tag = void>
+__device__ inline warp this_warp() { return warp::current(); }
+
 }  // namespace cuda
 }  // namespace calm

@@ -14,5 +14,9 @@ namespace hip {
 constexpr char const* backend_name = "hip";
 using default_warp = warp;
 
+/// The warp of a per-lane call: the lanes that reach it together.
+template <class Tag = void>
+__device__ inline warp this_warp() { return warp::current(); }
+
 }  // namespace hip
 }  // namespace calm

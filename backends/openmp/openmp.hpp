@@ -3,6 +3,7 @@
 #pragma once
 
 #include "atomic.hpp"
+#include "lane_warp.hpp"
 #include "launch.hpp"
 #include "memory.hpp"
 #include "warp.hpp"

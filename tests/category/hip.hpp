@@ -5,6 +5,10 @@ namespace calm_test {
 namespace backend = calm::hip;
 /// Whether the backend counts its operations (atomics per lane, ballots, matches) for tests.
 constexpr bool counting = false;
+/// This backend does not count its operations (see `counting`).
+struct op_counts { std::uint64_t atomics = 0, ballots = 0, matches = 0, shuffles = 0, mask_ops = 0; };
+inline void reset_counts() {}
+inline op_counts read_counts() { return {}; }
 constexpr char const* name = "hip";
 inline int warp_size() {
   int dev = 0, w = 0;

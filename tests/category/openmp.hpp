@@ -5,6 +5,9 @@ namespace calm_test {
 namespace backend = calm::openmp;
 /// Whether the backend counts its operations (atomics per lane, ballots, matches) for tests.
 constexpr bool counting = calm::openmp::counting_enabled;
+using op_counts = calm::openmp::op_counts;
+inline void reset_counts() { calm::openmp::reset_counts(); }
+inline op_counts read_counts() { return calm::openmp::read_counts(); }
 constexpr char const* name = "openmp";
 constexpr int host_warp = CALM_TEST_WARP_SIZE;
 inline int warp_size() { return host_warp; }

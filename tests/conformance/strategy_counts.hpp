@@ -11,14 +11,14 @@ TEST_CASE("000 Fig. 4: scan_reduce on keys 0 1 1 1 3 3 3 3", "[strategy][example
   buffer<std::uint32_t> dkeys(keys), table(std::vector<std::uint32_t>(4, 0));
   std::uint32_t const* pk = dkeys.data();
   std::uint32_t* pt = table.data();
-  if constexpr (counting) backend::reset_counts();
+  if constexpr (counting) reset_counts();
   for_each_index(8, CALM_LAMBDA(auto const& w, auto i) {
     calm::update(w, calm::plus{}, calm::scope::device{}, pt + calm::load(w, pk, i), 1u, calm::scan_reduce{1});
   }, calm::launch_shape::linear);
   synchronize();
   require_equal(table.download(), std::vector<std::uint32_t>{1, 3, 0, 4}, "A");
   if constexpr (counting) {
-    if (warp_size() >= 8) REQUIRE(backend::read_counts().atomics == 3);  // threads 0, 3 and 7
+    if (warp_size() >= 8) REQUIRE(read_counts().atomics == 3);  // threads 0, 3 and 7
   }
 }
 
@@ -61,6 +61,20 @@ inline std::uint64_t expected_atomics(std::string const& strategy, std::vector<s
   return longest >= static_cast<std::uint64_t>(threshold) ? runs : lanes;  // scan_reduce
 }
 
+/// Count what one launch of `strategy` does: a +1 histogram (components == 1) or update_n of ones.
+template <class S>
+op_counts count_launch(S strategy, index_t n, std::uint32_t const* pk, std::uint32_t* pt, int components) {
+  reset_counts();
+  for_each_index(n, CALM_LAMBDA(auto const& w, auto i) {
+    auto const key = calm::load(w, pk, i);
+    std::uint32_t const ones[3] = {1u, 1u, 1u};
+    if (components == 1) calm::update(w, calm::plus{}, calm::scope::device{}, pt + key, calm::constant(1u), strategy);
+    else calm::update_n(w, calm::plus{}, calm::scope::device{}, pt + key * 3u, ones, components, strategy);
+  }, calm::launch_shape::linear);
+  synchronize();
+  return read_counts();
+}
+
 }  // namespace calm_test
 
 TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n groups once", "[strategy][count]") {
@@ -81,15 +95,7 @@ TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n grou
     std::uint32_t* pt = table.data();
     auto run = [&](auto strategy, int components) {
       table.fill_bytes(0);
-      backend::reset_counts();
-      for_each_index(n, CALM_LAMBDA(auto const& w, auto i) {
-        auto const key = calm::load(w, pk, i);
-        std::uint32_t const ones[3] = {1u, 1u, 1u};
-        if (components == 1) calm::update(w, calm::plus{}, calm::scope::device{}, pt + key, calm::constant(1u), strategy);
-        else calm::update_n(w, calm::plus{}, calm::scope::device{}, pt + key * 3u, ones, components, strategy);
-      }, calm::launch_shape::linear);
-      synchronize();
-      return backend::read_counts();
+      return count_launch(strategy, n, pk, pt, components);
     };
     int const sr = calm::scan_reduce_threshold(backend::default_warp::scan_reduce_setup_steps);
     std::uint64_t naive = 0, peer = 0, scan1 = 0, scan = 0, warps = 0;
@@ -119,4 +125,40 @@ TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n grou
       for (int c = 0; c < d; ++c) expect[keys[i] * d + c]++;
     require_equal(table.download(), expect, "update_n table");
   }
+}
+
+TEST_CASE("per-lane front door: calm::update(op, addr, value) without a warp", "[strategy][per_lane]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 45, 10007);
+  CAPTURE(name, n);
+  auto g = rng(401);
+  std::uint32_t bins = 0;
+  auto keys = make_keys(n, keys_kind::hot, g, bins);
+  auto vals = random_values<std::int64_t>(n, g, -1000, 1000);
+  buffer<std::uint32_t> dkeys(keys);
+  buffer<std::int64_t> dvals(vals), sums(std::vector<std::int64_t>(bins, 0)), maxima(std::vector<std::int64_t>(bins, -5000));
+  std::uint32_t const* pk = dkeys.data();
+  std::int64_t const* pv = dvals.data();
+  std::int64_t *ps = sums.data(), *pm = maxima.data();
+  for_each_index(n, CALM_LAMBDA(auto const& w, auto i) {
+    auto const key = calm::load(w, pk, i);
+    auto const v = calm::load(w, pv, i);
+    std::int64_t *sums_at = ps, *maxima_at = pm;  // captured outside the constexpr-if (nvcc needs that)
+    if constexpr (calm::is_lane_array<std::decay_t<decltype(i)>>::value) {
+      // the host warp's lanes, each calling as scalar code would (a warp of one)
+      for (int l = 0; l < std::decay_t<decltype(w)>::size; ++l)
+        if ((calm::active_mask(w) >> l) & 1) {
+          calm::update<calm::peer_reduce>(calm::plus{}, sums_at + key[l], v[l]);
+          calm::update<calm::vote_reduce<1>>(calm::max{}, maxima_at + key[l], v[l]);
+        }
+    } else {
+      calm::update<calm::peer_reduce>(calm::plus{}, sums_at + key, v);
+      calm::update<calm::vote_reduce<1>>(calm::max{}, maxima_at + key, v);
+    }
+  }, calm::launch_shape::kokkos_range);
+  synchronize();
+  std::vector<std::int64_t> es(bins, 0), em(bins, -5000);
+  for (index_t i = 0; i < n; ++i) es[keys[i]] += vals[i], em[keys[i]] = std::max(em[keys[i]], vals[i]);
+  require_equal(sums.download(), es, "per-lane plus");
+  require_equal(maxima.download(), em, "per-lane max");
 }

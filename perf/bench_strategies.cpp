@@ -1,0 +1,92 @@
+// The warp-scope strategies beside naive atomics (one device atomic per key, what Kokkos ScatterView
+// and a plain atomicAdd loop do): a +1 histogram and a float scatter-add into a device-memory table,
+// bins 1 to 1M, the five key distributions.
+#include "bench_common.hpp"
+
+#include <cmath>
+
+namespace calm_bench {
+namespace {
+
+std::size_t keys_n() { return std::size_t(1) << log2_keys(); }
+
+backend::device_buffer<float> const& weights() {
+  static backend::device_buffer<float> w = [] {
+    std::vector<float> h(keys_n());
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = 1.0f + static_cast<float>(i % 7) * 0.25f;
+    return backend::device_buffer<float>(h);
+  }();
+  return w;
+}
+
+template <class Strategy>
+void histogram_case(benchmark::State& state, Strategy strategy, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  backend::device_buffer<std::uint32_t> hist(bins);
+  std::uint32_t* ph = hist.data();
+  auto run = [&] {
+    backend::for_each_index(static_cast<index_t>(n), CALM_LAMBDA(auto const& w, auto i) {
+      calm::update(w, calm::plus{}, calm::scope::device{}, ph + calm::load(w, pk, i), calm::constant(1u), strategy);
+    });
+  };
+  hist.fill_bytes(0);
+  run();  // warm up, and check once that every key was counted
+  std::uint64_t total = 0;
+  for (auto c : hist.download()) total += c;
+  if (total != n) state.SkipWithError("histogram lost counts");
+  for (auto _ : state) {
+    hist.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+}
+
+template <class Strategy>
+void scatter_case(benchmark::State& state, Strategy strategy, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  float const* pw = weights().data();
+  backend::device_buffer<float> table(bins);
+  float* pt = table.data();
+  auto run = [&] {
+    backend::for_each_index(static_cast<index_t>(n), CALM_LAMBDA(auto const& w, auto i) {
+      calm::update(w, calm::plus{}, calm::scope::device{}, pt + calm::load(w, pk, i), calm::load(w, pw, i), strategy);
+    });
+  };
+  table.fill_bytes(0);
+  run();
+  double total = 0, expect = 0;
+  for (auto c : table.download()) total += c;
+  for (std::size_t k = 0; k < 7; ++k) expect += (1.0 + 0.25 * k) * static_cast<double>((n + 6 - k) / 7);
+  if (std::fabs(total - expect) > 1e-3 * expect) state.SkipWithError("scatter-add lost weight");
+  for (auto _ : state) {
+    table.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
+}
+
+template <class Strategy>
+void register_strategy(char const* name, Strategy strategy) {
+  for (dist d : all_dists())
+    for (std::uint32_t bins : {1u, 32u, 256u, 4096u, 65536u, 1u << 20}) {
+      std::string const tail = std::string("/") + name + "/" + to_string(d) + "/" + std::to_string(bins);
+      benchmark::RegisterBenchmark(("histogram" + tail).c_str(), histogram_case<Strategy>, strategy, d, bins)
+          ->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("scatter_f32" + tail).c_str(), scatter_case<Strategy>, strategy, d, bins)
+          ->UseManualTime()->Unit(benchmark::kMillisecond);
+    }
+}
+
+[[maybe_unused]] bool const registered = [] {
+  register_strategy("naive", calm::naive{});
+  register_strategy("scan_reduce", calm::scan_reduce{});
+  register_strategy("vote_reduce1", calm::vote_reduce<1>{});
+  register_strategy("vote_reduce4", calm::vote_reduce<4>{});
+  register_strategy("peer_reduce", calm::peer_reduce{});
+  return true;
+}();
+
+}  // namespace
+}  // namespace calm_bench
