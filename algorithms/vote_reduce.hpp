@@ -42,6 +42,8 @@ struct vote_reduce {
     peer_groups<Warp> g{detail::own_lane(w), false};
     std::uint32_t const kbase = seed == seed_from_clock ? calm::clock(w) : seed;
     std::uint32_t const position = kbase + static_cast<std::uint32_t>(group_index(w)) * M;
+    // inequality (2) for the warp's N active lanes, solved once per call (N <= 64: a few steps)
+    int const need = threshold > 0 ? threshold : vote_reduce_threshold(popc(w, remaining), Warp::vote_reduce_setup_steps);
     for (int k = 0; k < M && remaining; ++k) {
       // the sampled lane: the first remaining lane at or after a random lane, wrapping around
       int const r = static_cast<int>(detail::full_cycle_sequence(position + k) % Warp::size);
@@ -49,8 +51,7 @@ struct vote_reduce {
       int const src = ffs(w, after ? after : remaining) - 1;
       auto const sampled = shuffle(w, addr, src);
       mask_t const voters = ballot(w, addr == sampled) & remaining;
-      int const n = popc(w, remaining), x = popc(w, voters);
-      int const need = threshold > 0 ? threshold : vote_reduce_threshold(n, Warp::vote_reduce_setup_steps);
+      int const x = popc(w, voters);
       if (x >= need && x > 1) {
         g.peers = select((detail::own_lane(w) & voters) != decltype(g.peers)(0), decltype(g.peers)(voters), g.peers);
         g.merged = true;

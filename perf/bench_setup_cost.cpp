@@ -16,6 +16,7 @@ void run_probe(probe p, index_t lanes, int rounds, std::uint32_t* sink) {
     auto x = calm::map([](index_t j) { return static_cast<std::uint32_t>(j * 2654435761u); }, i);
     auto done = calm::map([](std::uint32_t v) { return (v & 3u) == 0; }, x);
     for (int r = 0; r < rounds; ++r) {
+      x = x * 1664525u + 1013904223u;  // every probe: a step the compiler cannot fold across rounds
       if (p == probe::step) {  // one step of Alg. 1's segmented reduction
         auto const t = calm::shuffle_up(w, x, 1 + (r & 3));
         auto const f = calm::shuffle_up(w, done, 1 + (r & 3));
@@ -27,8 +28,6 @@ void run_probe(probe p, index_t lanes, int rounds, std::uint32_t* sink) {
       } else if (p == probe::vote_setup) {
         auto const g = calm::vote_reduce<1>{static_cast<std::uint32_t>(r)}.group(w, table + (x & 7u));
         x = x + calm::map([](int c) { return static_cast<std::uint32_t>(c); }, calm::popc(w, g.peers)) + static_cast<std::uint32_t>(g.merged);
-      } else {
-        x = x + 1u;
       }
     }
     calm::store(w, sink, i, x);
@@ -36,10 +35,11 @@ void run_probe(probe p, index_t lanes, int rounds, std::uint32_t* sink) {
 }
 
 void setup_cost_case(benchmark::State& state) {
-  index_t const lanes = std::string(backend::backend_name) == "openmp" ? index_t(1) << 16 : index_t(1) << 22;
-  int const rounds = 256;
+  index_t const lanes = std::string(backend::backend_name) == "openmp" ? index_t(1) << 12 : index_t(1) << 20;
+  int const rounds = 4096;
   backend::device_buffer<std::uint32_t> sink(lanes);
   double t[4] = {0, 0, 0, 0};
+  for (int p = 0; p < 4; ++p) run_probe(static_cast<probe>(p), lanes, 16, sink.data());  // warm up
   for (auto _ : state) {
     for (int p = 0; p < 4; ++p) t[p] += time_device([&] { run_probe(static_cast<probe>(p), lanes, rounds, sink.data()); });
     state.SetIterationTime(t[0]);
