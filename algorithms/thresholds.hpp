@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../core/config.hpp"
+#include "../core/warp.hpp"
 
 namespace calm {
 
@@ -28,7 +29,19 @@ CALM_HD constexpr int vote_reduce_threshold(int n, float setup_steps) {
   int x = (n + static_cast<int>(setup_steps)) / 2;
   if (x < 1) x = 1;
   while (x <= n && (n - x) + reduction_steps(x) + setup_steps > x) ++x;
-  return x;
+  return x <= n ? x : n + 1;
+}
+
+/// vote_reduce_threshold for a run-time n inside a kernel, without loops over x: the least fixed
+/// point of x = ceil((n + s + log2 x) / 2), reached from below in a few steps (log2 x grows by one per
+/// doubling of x). Equal to vote_reduce_threshold(n, s) for every n <= 64 (tested).
+template <class Warp>
+CALM_HD int vote_reduce_threshold(Warp const& w, int n, float setup_steps) {
+  using mask_t = typename Warp::lane_mask;
+  int const base = n + static_cast<int>(setup_steps + 0.999f);  // n + ceil(s)
+  int x = (base + 1) / 2;
+  for (int k = 0; k < 3; ++k) x = (base + fls(w, static_cast<mask_t>(x - 1)) + 1) / 2;
+  return x > n ? n + 1 : x;
 }
 
 }  // namespace calm

@@ -43,7 +43,7 @@ struct vote_reduce {
     std::uint32_t const kbase = seed == seed_from_clock ? calm::clock(w) : seed;
     std::uint32_t const position = kbase + static_cast<std::uint32_t>(group_index(w)) * M;
     // inequality (2) for the warp's N active lanes, solved once per call (N <= 64: a few steps)
-    int const need = threshold > 0 ? threshold : vote_reduce_threshold(popc(w, remaining), Warp::vote_reduce_setup_steps);
+    int const need = threshold > 0 ? threshold : vote_reduce_threshold(w, popc(w, remaining), Warp::vote_reduce_setup_steps);
     for (int k = 0; k < M && remaining; ++k) {
       // the sampled lane: the first remaining lane at or after a random lane, wrapping around
       int const r = static_cast<int>(detail::full_cycle_sequence(position + k) % Warp::size);

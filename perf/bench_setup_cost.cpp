@@ -10,22 +10,23 @@ enum class probe { loop, step, scan_setup, vote_setup };
 
 // Every lane runs `rounds` dependent rounds of the probed work on register values; the result is
 // stored so nothing is optimized away.
-void run_probe(probe p, index_t lanes, int rounds, std::uint32_t* sink) {
+template <probe P>
+void run_probe(index_t lanes, int rounds, std::uint32_t* sink) {
   std::uint32_t* table = sink;  // only its address is used, as a key base
   backend::for_each_index(lanes, CALM_LAMBDA(auto const& w, auto i) {
     auto x = calm::map([](index_t j) { return static_cast<std::uint32_t>(j * 2654435761u); }, i);
     auto done = calm::map([](std::uint32_t v) { return (v & 3u) == 0; }, x);
     for (int r = 0; r < rounds; ++r) {
       x = x * 1664525u + 1013904223u;  // every probe: a step the compiler cannot fold across rounds
-      if (p == probe::step) {  // one step of Alg. 1's segmented reduction
+      if constexpr (P == probe::step) {  // one step of Alg. 1's segmented reduction
         auto const t = calm::shuffle_up(w, x, 1 + (r & 3));
         auto const f = calm::shuffle_up(w, done, 1 + (r & 3));
         x = calm::select(done, x, x + t);
         done = calm::select(done, done, f);
-      } else if (p == probe::scan_setup) {
+      } else if constexpr (P == probe::scan_setup) {
         auto const g = calm::scan_reduce{}.group(w, table + (x & 7u));
         x = x + static_cast<std::uint32_t>(calm::popc(w, g.heads) + g.reduce);
-      } else if (p == probe::vote_setup) {
+      } else if constexpr (P == probe::vote_setup) {
         auto const g = calm::vote_reduce<1>{static_cast<std::uint32_t>(r)}.group(w, table + (x & 7u));
         x = x + calm::map([](int c) { return static_cast<std::uint32_t>(c); }, calm::popc(w, g.peers)) + static_cast<std::uint32_t>(g.merged);
       }
@@ -39,9 +40,12 @@ void setup_cost_case(benchmark::State& state) {
   int const rounds = 4096;
   backend::device_buffer<std::uint32_t> sink(lanes);
   double t[4] = {0, 0, 0, 0};
-  for (int p = 0; p < 4; ++p) run_probe(static_cast<probe>(p), lanes, 16, sink.data());  // warm up
+  std::uint32_t* out = sink.data();
+  void (*probes[4])(index_t, int, std::uint32_t*) = {run_probe<probe::loop>, run_probe<probe::step>,
+                                                     run_probe<probe::scan_setup>, run_probe<probe::vote_setup>};
+  for (auto* f : probes) f(lanes, 16, out);  // warm up
   for (auto _ : state) {
-    for (int p = 0; p < 4; ++p) t[p] += time_device([&] { run_probe(static_cast<probe>(p), lanes, rounds, sink.data()); });
+    for (int p = 0; p < 4; ++p) t[p] += time_device([&] { probes[p](lanes, rounds, out); });
     state.SetIterationTime(t[0]);
   }
   double const step = t[1] - t[0];

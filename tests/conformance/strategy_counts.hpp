@@ -162,3 +162,18 @@ TEST_CASE("per-lane front door: calm::update(op, addr, value) without a warp", "
   require_equal(sums.download(), es, "per-lane plus");
   require_equal(maxima.download(), em, "per-lane max");
 }
+
+TEST_CASE("thresholds: the in-kernel solution of inequality (2) equals the direct one", "[strategy][threshold]") {
+  using namespace calm_test;
+  buffer<int> out(65 * 4);
+  int* po = out.data();
+  for_each_index(65 * 4, CALM_LAMBDA(auto const& w, auto i) {
+    auto const n = calm::map([](index_t j) { return static_cast<int>(j % 65); }, i);
+    auto const s = calm::map([](index_t j) { return static_cast<float>(j / 65) * 1.5f; }, i);
+    calm::store(w, po, i, calm::map([&](int nn, float ss) { return calm::vote_reduce_threshold(w, nn, ss); }, n, s));
+  }, calm::launch_shape::linear);
+  synchronize();
+  std::vector<int> expect(65 * 4);
+  for (int j = 0; j < 65 * 4; ++j) expect[j] = calm::vote_reduce_threshold(j % 65, static_cast<float>(j / 65) * 1.5f);
+  require_equal(out.download(), expect, "vote_reduce_threshold");
+}
