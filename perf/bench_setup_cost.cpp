@@ -14,6 +14,7 @@ template <probe P>
 void run_probe(index_t lanes, int rounds, std::uint32_t* sink) {
   std::uint32_t* table = sink;  // only its address is used, as a key base
   backend::for_each_index(lanes, CALM_LAMBDA(auto const& w, auto i) {
+    std::uint32_t* const base = table;  // first captured outside the constexpr-if (nvcc needs that)
     auto x = calm::map([](index_t j) { return static_cast<std::uint32_t>(j * 2654435761u); }, i);
     auto done = calm::map([](std::uint32_t v) { return (v & 3u) == 0; }, x);
     for (int r = 0; r < rounds; ++r) {
@@ -24,10 +25,10 @@ void run_probe(index_t lanes, int rounds, std::uint32_t* sink) {
         x = calm::select(done, x, x + t);
         done = calm::select(done, done, f);
       } else if constexpr (P == probe::scan_setup) {
-        auto const g = calm::scan_reduce{}.group(w, table + (x & 7u));
+        auto const g = calm::scan_reduce{}.group(w, base + (x & 7u));
         x = x + static_cast<std::uint32_t>(calm::popc(w, g.heads) + g.reduce);
       } else if constexpr (P == probe::vote_setup) {
-        auto const g = calm::vote_reduce<1>{static_cast<std::uint32_t>(r)}.group(w, table + (x & 7u));
+        auto const g = calm::vote_reduce<1>{static_cast<std::uint32_t>(r)}.group(w, base + (x & 7u));
         x = x + calm::map([](int c) { return static_cast<std::uint32_t>(c); }, calm::popc(w, g.peers)) + static_cast<std::uint32_t>(g.merged);
       }
     }

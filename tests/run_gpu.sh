@@ -26,7 +26,7 @@ status=0
 bin="$root/cuda/tests/conformance_cuda"
 if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
-    filter='[lanes],[votes],[divergence],[launch]'
+    filter='[lanes],[votes],[divergence],[launch],[example],[per_lane],[threshold]'
     [ $tool = racecheck ] && filter='[block]'
     echo "== compute-sanitizer --tool $tool $filter" | tee -a "$log"
     compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 | tail -5 | tee -a "$log" || status=1

@@ -36,9 +36,9 @@ struct warp {
   using varying = T;
   static constexpr bool native_match_any = true;
   // Set-up cost s of inequalities (1) and (2) of 000 section 3.1, in reduction steps: measured on an
-  // H200 by perf/bench_setup_cost.cpp (perf/results/); used by scan_reduce and vote_reduce.
-  static constexpr float scan_reduce_setup_steps = 2.0f;
-  static constexpr float vote_reduce_setup_steps = 4.0f;
+  // H200 (2026-11-22) by perf/bench_setup_cost.cpp, see perf/results/cuda-h200-2026-11-22-strategies.md.
+  static constexpr float scan_reduce_setup_steps = 2.1f;
+  static constexpr float vote_reduce_setup_steps = 5.2f;
 
   /// The lanes taking part: every *_sync intrinsic names exactly these.
   lane_mask mask;

@@ -27,9 +27,9 @@ struct warp {
   using varying = lane_array<T, W>;
   static constexpr bool native_match_any = false;
   // Set-up cost s of inequalities (1) and (2) of 000 section 3.1, in reduction steps: measured on the
-  // host by perf/bench_setup_cost.cpp (perf/results/); used by scan_reduce and vote_reduce.
-  static constexpr float scan_reduce_setup_steps = 2.0f;
-  static constexpr float vote_reduce_setup_steps = 4.0f;
+  // 2-core host of this project (2026-11-22) by perf/bench_setup_cost.cpp (setup_cost in the perf suite).
+  static constexpr float scan_reduce_setup_steps = 3.1f;
+  static constexpr float vote_reduce_setup_steps = 2.9f;
 
   /// The lanes taking part.
   lane_mask mask;
