@@ -19,4 +19,5 @@
 #include "backends/backend.hpp"
 
 #include "algorithms/update.hpp"
+#include "algorithms/block_reduce.hpp"
 #include "backends/per_lane.hpp"

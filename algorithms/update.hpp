@@ -46,6 +46,14 @@ CALM_HD auto as_values(Warp const&, V const& v) {
   else return varying<Warp, T>(static_cast<T>(v));
 }
 
+/// An address as a lane value: per-lane addresses as they are, one address shared by every lane
+/// (a counter, a block-local accumulator) broadcast.
+template <class Warp, class A>
+CALM_HD auto as_addresses(Warp const&, A const& addr) {
+  if constexpr (is_lane_array<A>::value) return addr;
+  else return varying<Warp, A>(addr);
+}
+
 }  // namespace detail
 
 /// *addr = op(*addr, value) for every active lane, merging lanes as Strategy says, with atomics at
@@ -58,7 +66,8 @@ template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class
 CALM_HD void update(Warp const& w, Op op, Scope s, A const& addr, V const& value, Strategy strategy = {}) {
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
-  detail::apply(w, strategy.group(w, addr), op, s, addr, detail::as_values<T>(w, value));
+  auto const a = detail::as_addresses(w, addr);
+  detail::apply(w, strategy.group(w, a), op, s, a, detail::as_values<T>(w, value));
 }
 
 /// d components per lane: lane i updates addr[c] with values[c] for c < d (addr: the lane's first
@@ -67,8 +76,9 @@ template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class
 CALM_HD void update_n(Warp const& w, Op op, Scope s, A const& addr, V const* values, int d, Strategy strategy = {}) {
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
-  auto const plan = strategy.group(w, addr);
-  for (int c = 0; c < d; ++c) detail::apply(w, plan, op, s, addr + c, detail::as_values<T>(w, values[c]));
+  auto const a = detail::as_addresses(w, addr);
+  auto const plan = strategy.group(w, a);
+  for (int c = 0; c < d; ++c) detail::apply(w, plan, op, s, a + c, detail::as_values<T>(w, values[c]));
 }
 
 /// As update, and each lane gets the value *addr had before its own update took effect, as if the
@@ -79,7 +89,8 @@ template <class Strategy = peer_reduce, class Warp, class Op, class Scope, class
 CALM_HD auto fetch_update(Warp const& w, Op op, Scope s, A const& addr, V const& value, Strategy strategy = {}) {
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
-  return detail::fetch(w, strategy.group(w, addr), op, s, addr, detail::as_values<T>(w, value));
+  auto const a = detail::as_addresses(w, addr);
+  return detail::fetch(w, strategy.group(w, a), op, s, a, detail::as_values<T>(w, value));
 }
 
 }  // namespace calm

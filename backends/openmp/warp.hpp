@@ -171,6 +171,18 @@ struct warp {
       if (is_active(i)) p[idx.v[i]] = static_cast<T>(calm::detail::lane_get(v, i));
   }
 
+  /// A uniform index: every active lane reads (writes) the same element; of several writers the
+  /// highest active lane's value remains (on a GPU one of them, unspecified which).
+  template <class T, class I, class = std::enable_if_t<std::is_integral<I>::value>>
+  varying<std::remove_cv_t<T>> load(T* p, I idx) const {
+    return mask ? varying<std::remove_cv_t<T>>(p[idx]) : varying<std::remove_cv_t<T>>(std::remove_cv_t<T>{});
+  }
+  template <class T, class I, class V, class = std::enable_if_t<std::is_integral<I>::value>>
+  void store(T* p, I idx, V const& v) const {
+    for (int i = 0; i < W; ++i)
+      if (is_active(i)) p[idx] = static_cast<T>(calm::detail::lane_get(v, i));
+  }
+
   template <class Op, class Scope, class A, class V>
   void atomic_update(Op op, Scope s, A const& addr, V const& value) const {
     using P = std::decay_t<decltype(calm::detail::lane_get(addr, 0))>;
