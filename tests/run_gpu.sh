@@ -27,9 +27,10 @@ bin="$root/cuda/tests/conformance_cuda"
 if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     filter='[lanes],[votes],[divergence],[launch],[example],[per_lane],[threshold]'
-    [ $tool = racecheck ] && filter='[block]'
+    [ $tool = racecheck ] && filter='[block],[block_scope]'
     echo "== compute-sanitizer --tool $tool $filter" | tee -a "$log"
-    compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 | tail -5 | tee -a "$log" || status=1
+    timeout "${CALM_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 \
+      | tail -5 | tee -a "$log" || status=1
   done
 fi
 echo "calm GPU tests: exit status $status" | tee -a "$log"
