@@ -4,8 +4,7 @@
 
 #include "atomic.hpp"
 #include "check.hpp"
-#include "launch.hpp"
-#include "memory.hpp"
+#include "runtime.hpp"
 #include "warp.hpp"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700

@@ -1,0 +1,76 @@
+// calm/backends/cuda/runtime.hpp: the CUDA runtime calls behind the shared GPU launch helpers and
+// device memory (backends/gpu/), each checked, and the backend's launch and memory API built on them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "../gpu/launch.hpp"
+#include "../gpu/memory.hpp"
+#include "check.hpp"
+#include "warp.hpp"
+
+namespace calm {
+namespace cuda {
+
+struct runtime {
+  using stream_t = cudaStream_t;
+  static void check_launch(char const* what) {
+    cudaError_t const e = cudaGetLastError();
+    if (e != cudaSuccess) detail::check(e, what, __FILE__, __LINE__);
+  }
+  /// The opt-in limit (227 KB on sm_90), not the 48 KB default: allow_shared_bytes raises a kernel's.
+  static std::size_t max_block_shared_bytes() {
+    int dev = 0, optin = 0;
+    CALM_CUDA_CHECK(cudaGetDevice(&dev));
+    CALM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return static_cast<std::size_t>(optin);
+  }
+  template <class Kernel>
+  static void allow_shared_bytes(Kernel kernel, std::size_t bytes) {
+    if (bytes > 48 * 1024)
+      CALM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  }
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    CALM_CUDA_CHECK(cudaMalloc(&p, bytes));  // never managed memory
+    return p;
+  }
+  static void release(void* p) noexcept {
+    if (p) (void)cudaFree(p);
+  }
+  static void to_device(void* d, void const* h, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice)); }
+  static void to_host(void* h, void const* d, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost)); }
+  static void fill(void* d, int byte, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemset(d, byte, bytes)); }
+};
+
+using block = gpu::block<warp>;
+template <class T>
+using device_buffer = gpu::device_buffer<T, runtime>;
+
+/// body(warp, i) for i in [0, n): a plain 1-D grid or Kokkos's RangePolicy shape (see calm::gpu).
+template <class Body>
+void for_each_index(index_t n, Body body, launch_shape shape = launch_shape::linear, cudaStream_t stream = 0) {
+  gpu::for_each_index<warp, runtime>(n, body, shape, stream);
+}
+/// body(block) for each block, with scratch_bytes of shared memory (up to the opt-in limit).
+template <class Body>
+void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, cudaStream_t stream = 0) {
+  gpu::for_each_block<warp, runtime>(blocks, threads, scratch_bytes, body, stream);
+}
+
+/// Wait for the device and surface any error of the kernels launched before.
+inline void synchronize() { CALM_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+inline std::string device_name() {
+  int dev = 0;
+  cudaDeviceProp p{};
+  CALM_CUDA_CHECK(cudaGetDevice(&dev));
+  CALM_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " +
+         std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
+}  // namespace cuda
+}  // namespace calm

@@ -1,0 +1,68 @@
+// calm/backends/hip/runtime.hpp: the HIP runtime calls behind the shared GPU launch helpers and device
+// memory (backends/gpu/), each checked, and the backend's launch and memory API built on them.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <string>
+
+#include "../gpu/launch.hpp"
+#include "../gpu/memory.hpp"
+#include "check.hpp"
+#include "warp.hpp"
+
+namespace calm {
+namespace hip {
+
+struct runtime {
+  using stream_t = hipStream_t;
+  static void check_launch(char const* what) {
+    hipError_t const e = hipGetLastError();
+    if (e != hipSuccess) detail::check(e, what, __FILE__, __LINE__);
+  }
+  static std::size_t max_block_shared_bytes() {
+    int dev = 0, lds = 0;
+    CALM_HIP_CHECK(hipGetDevice(&dev));
+    CALM_HIP_CHECK(hipDeviceGetAttribute(&lds, hipDeviceAttributeMaxSharedMemoryPerBlock, dev));
+    return static_cast<std::size_t>(lds);
+  }
+  template <class Kernel>
+  static void allow_shared_bytes(Kernel, std::size_t) {}  // LDS needs no opt-in
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    CALM_HIP_CHECK(hipMalloc(&p, bytes));
+    return p;
+  }
+  static void release(void* p) noexcept {
+    if (p) (void)hipFree(p);
+  }
+  static void to_device(void* d, void const* h, std::size_t bytes) { CALM_HIP_CHECK(hipMemcpy(d, h, bytes, hipMemcpyHostToDevice)); }
+  static void to_host(void* h, void const* d, std::size_t bytes) { CALM_HIP_CHECK(hipMemcpy(h, d, bytes, hipMemcpyDeviceToHost)); }
+  static void fill(void* d, int byte, std::size_t bytes) { CALM_HIP_CHECK(hipMemset(d, byte, bytes)); }
+};
+
+using block = gpu::block<warp>;
+template <class T>
+using device_buffer = gpu::device_buffer<T, runtime>;
+
+template <class Body>
+void for_each_index(index_t n, Body body, launch_shape shape = launch_shape::linear, hipStream_t stream = nullptr) {
+  gpu::for_each_index<warp, runtime>(n, body, shape, stream);
+}
+template <class Body>
+void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, hipStream_t stream = nullptr) {
+  gpu::for_each_block<warp, runtime>(blocks, threads, scratch_bytes, body, stream);
+}
+
+inline void synchronize() { CALM_HIP_CHECK(hipDeviceSynchronize()); }
+
+inline std::string device_name() {
+  int dev = 0;
+  hipDeviceProp_t p{};
+  CALM_HIP_CHECK(hipGetDevice(&dev));
+  CALM_HIP_CHECK(hipGetDeviceProperties(&p, dev));
+  return std::string(p.name) + " (" + std::string(p.gcnArchName) + ", " + std::to_string(p.multiProcessorCount) + " CUs)";
+}
+
+}  // namespace hip
+}  // namespace calm
