@@ -21,7 +21,7 @@ struct block_stage {
   // working space
   T* value2;
   unsigned char* done[2];
-  unsigned char* head;
+  unsigned char* head;  // scan_reduce_block: run heads; vote_reduce_block: merged threads
   int* flags;    // [0] the pre-check, [1..3] "some thread is not done" per scan step (rotating)
   int* counts;   // [0] lanes on the sampled key, [1] lanes with an address
   T** sampled;   // vote_reduce_block: the sampled address
@@ -111,54 +111,74 @@ CALM_HD void scan_reduce_block(Block const& blk, Op op, Scope s, block_stage<T> 
   blk.sync();
 }
 
-/// Alg. 2 (VR1) over the N threads of a block: one thread, chosen by the full-cycle sequence at the seed
-/// position plus the block's index, is sampled; the threads sharing its address are counted and, if
-/// they meet inequality (2) over the block's N contributing threads, reduced in block-local memory (a
-/// peer_reduce per warp, then one atomic per warp) and applied by one thread; every other thread
-/// applies its own value. Call from every thread of the block, after staging.
-template <class Block, class Op, class Scope, class T>
+/// Alg. 2 over the N threads of a block, VRm with M samples (VR1 for M = 1). For each sample k a thread
+/// chosen by the full-cycle sequence at position seed + block index * M + k is sampled; the threads
+/// sharing its address are counted and, if they meet inequality (2) over the block's N contributing
+/// threads, reduced in block-local memory (a peer_reduce per warp, one block-local atomic per warp)
+/// and applied by one thread. A sample that lands on an already merged thread, or one with no address,
+/// merges nothing. Every thread left unmerged applies its own value. Call from every thread of the
+/// block, after staging; the stage may be reused after it returns.
+template <int M = 1, class Block, class Op, class Scope, class T>
 CALM_HD void vote_reduce_block(Block const& blk, Op op, Scope s, block_stage<T> const& st, std::uint32_t seed, int threshold = 0) {
+  static_assert(M >= 1, "vote_reduce_block samples at least one key");
   check_atomic_op<Op, T>();
   int const n = blk.threads();
-  std::uint32_t const pick = detail::full_cycle_sequence(seed + static_cast<std::uint32_t>(blk.index())) % static_cast<std::uint32_t>(n);
+  unsigned char* const merged = st.head;  // scan_reduce_block's head flags, unused here
   blk.for_each_warp([&](auto const& w, auto t) {
-    when(w, t == static_cast<int>(pick), [&](auto const& l) {
-      store(l, st.sampled, 0, load(l, st.addr, t));
-      store(l, st.counts, 0, 0);
-      store(l, st.counts, 1, 0);
-      store(l, st.total, 0, Op::template identity<T>());
-    });
+    store(w, merged, t, 0);
+    when(w, t == 0, [&](auto const& l) { store(l, st.counts, 1, 0); });
   });
   blk.sync();
-  T* const sampled = *st.sampled;
   blk.for_each_warp([&](auto const& w, auto t) {
     auto const a = load(w, st.addr, t);
-    when(w, a != decltype(a)(nullptr), [&](auto const& v) {
-      update<peer_reduce>(v, plus{}, scope::block_local{}, st.counts + 1, constant(1));
-      when(v, a == sampled, [&](auto const& m) { update<peer_reduce>(m, plus{}, scope::block_local{}, st.counts, constant(1)); });
-    });
+    when(w, a != decltype(a)(nullptr), [&](auto const& v) { update<peer_reduce>(v, plus{}, scope::block_local{}, st.counts + 1, constant(1)); });
   });
   blk.sync();
-  int const votes = st.counts[0], contributing = st.counts[1];
+  int const contributing = st.counts[1];
   int need = 2;
   blk.for_each_warp([&](auto const& w, auto) {
     using Warp = std::decay_t<decltype(w)>;
     need = threshold > 0 ? threshold : vote_reduce_threshold(contributing, Warp::vote_reduce_setup_steps);
   });
-  bool const merge = sampled != nullptr && votes >= need && votes > 1;
-  blk.for_each_warp([&](auto const& w, auto t) {
-    auto const a = load(w, st.addr, t);
-    auto const v = load(w, st.value, t);
-    auto const mine = (a == sampled) & merge;
-    when(w, mine, [&](auto const& m) { update<peer_reduce>(m, op, scope::block_local{}, st.total, v); });
-    when(w, !mine & (a != decltype(a)(nullptr)), [&](auto const& o) { atomic_update(o, op, s, a, v); });
-  });
-  blk.sync();
-  if (merge) {
+  for (int k = 0; k < M; ++k) {
+    if (k > 0) blk.sync();  // every thread has read the last sample's address and votes before they change
+    std::uint32_t const position = seed + static_cast<std::uint32_t>(blk.index()) * M + static_cast<std::uint32_t>(k);
+    int const pick = static_cast<int>(detail::full_cycle_sequence(position) % static_cast<std::uint32_t>(n));
+    blk.for_each_warp([&](auto const& w, auto t) {
+      when(w, t == pick, [&](auto const& l) {
+        auto const a = load(l, st.addr, t);
+        store(l, st.sampled, 0, select(load(l, merged, t) != 0, decltype(a)(nullptr), a));
+        store(l, st.counts, 0, 0);
+        store(l, st.total, 0, Op::template identity<T>());
+      });
+    });
+    blk.sync();
+    T* const sampled = *st.sampled;
+    if (sampled == nullptr) continue;  // uniform: nothing to vote on this round
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const a = load(w, st.addr, t);
+      when(w, a == sampled, [&](auto const& m) { update<peer_reduce>(m, plus{}, scope::block_local{}, st.counts, constant(1)); });
+    });
+    blk.sync();
+    int const votes = st.counts[0];
+    if (votes < need || votes < 2) continue;  // uniform: too few to pay, they stay for the naive pass
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const a = load(w, st.addr, t);
+      when(w, a == sampled, [&](auto const& m) {
+        update<peer_reduce>(m, op, scope::block_local{}, st.total, load(m, st.value, t));
+        store(m, merged, t, 1);
+      });
+    });
+    blk.sync();
     blk.for_each_warp([&](auto const& w, auto t) {
       when(w, t == 0, [&](auto const& l) { atomic_update(l, op, s, sampled, load(l, st.total, 0)); });
     });
+    blk.sync();
   }
+  blk.for_each_warp([&](auto const& w, auto t) {
+    auto const a = load(w, st.addr, t);
+    when(w, (load(w, merged, t) == 0) & (a != decltype(a)(nullptr)), [&](auto const& o) { atomic_update(o, op, s, a, load(o, st.value, t)); });
+  });
   blk.sync();
 }
 

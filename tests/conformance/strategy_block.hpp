@@ -1,4 +1,4 @@
-// Conformance: block-scope scan_reduce and vote_reduce (Alg. 1 and 2 with barriers) against the
+// Conformance: block-scope scan_reduce and vote_reduce (Alg. 1 and 2 with barriers; VR1 and VRm) against the
 // sequential reference: every op on int32 and float, key kinds, block sizes that are not multiples of
 // the warp, and threads with no address (a ragged last block).
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace calm_test {
 
-enum class block_algo { scan, scan_forced, vote, vote_forced };
+enum class block_algo { scan, scan_forced, vote, vote_forced, vote_m };
 
 template <class Op, class T>
 void check_block_reduce(block_algo algo, keys_kind kind, index_t n, int threads) {
@@ -39,6 +39,7 @@ void check_block_reduce(block_algo algo, keys_kind kind, index_t n, int threads)
     if (algo == block_algo::scan_forced) calm::scan_reduce_block(blk, Op{}, dev, st, 1);
     if (algo == block_algo::vote) calm::vote_reduce_block(blk, Op{}, dev, st, 99u);
     if (algo == block_algo::vote_forced) calm::vote_reduce_block(blk, Op{}, dev, st, 99u, 2);
+    if (algo == block_algo::vote_m) calm::vote_reduce_block<4>(blk, Op{}, dev, st, 7u, 2);
   });
   synchronize();
   std::vector<index_t> slot(keys.begin(), keys.end());
@@ -53,7 +54,7 @@ TEST_CASE("block scope: scan_reduce_block and vote_reduce_block", "[strategy][bl
   index_t const n = GENERATE(0, 1, 300, 5003);
   int const threads = GENERATE(32, 100, 256);
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
-  block_algo const algo = GENERATE(block_algo::scan, block_algo::scan_forced, block_algo::vote, block_algo::vote_forced);
+  block_algo const algo = GENERATE(block_algo::scan, block_algo::scan_forced, block_algo::vote, block_algo::vote_forced, block_algo::vote_m);
   CAPTURE(name, warp_size());
   check_block_reduce<calm::plus, std::int32_t>(algo, kind, n, threads);
   check_block_reduce<calm::max, std::int32_t>(algo, kind, n, threads);
