@@ -42,10 +42,12 @@ struct scan_reduce {
     int const need = threshold > 0 ? threshold : scan_reduce_threshold(Warp::scan_reduce_setup_steps);
     if (need <= 1) {
       r.reduce = true;
+    } else if (need > Warp::size) {
+      r.reduce = false;  // no run can be that long
     } else {
       // a run of `need` lanes ends at lane t iff none of lanes t - need + 2 .. t starts a run or is idle
       auto const window = lanes_le(w) & ~(lanes_le(w) >> (need - 1));
-      r.reduce = need <= Warp::size && any(w, (window & breaks) == decltype(own)(0));
+      r.reduce = any(w, (window & breaks) == decltype(own)(0));
     }
     return r;
   }
