@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job (README.md): build the perf suite for a backend (default openmp), run it, write the
-# Google Benchmark JSON and print the table. A short host sweep takes a few minutes on 2 cores.
-#   bash perf/run.sh                      # host, 2^24 keys
-#   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys); add CALM_DEPS_ROOT=... offline
+# Google Benchmark JSON and print the table.
+#   bash perf/run.sh                      # host, 2^24 keys, the short sweep (a few minutes on 2 cores)
+#   CALM_SWEEP=full bash perf/run.sh      # every strategy, distribution and table size
+#   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys, full sweep); CALM_DEPS_ROOT=... offline
 # Extra arguments go to the benchmark binary (e.g. --benchmark_filter=histogram).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,11 @@ extra=()
 cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}"
 cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
 out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
+sweep=${CALM_SWEEP:-$([ "$backend" = openmp ] && echo short || echo full)}
+filter=()
+# the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy, both workloads
+[ "$sweep" = short ] && filter=(--benchmark_filter='copy|setup_cost|/(uniform|runs32|halfhot)/(1|256|65536)/')
 "$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
-  --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "$@"
+  --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
 echo
 python3 perf/report.py "$out"
