@@ -38,6 +38,18 @@ CALM_HD auto repeat(Op op, T v, K const& k) {
   return map([op, v](int n) { return repeat_scalar(op, v, n); }, k);
 }
 
+/// One atomic per active lane, unmerged: the fallback of every strategy (a same_value is unwrapped).
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD void update_each(Warp const& w, Op op, Scope s, A const& addr, V const& value) {
+  if constexpr (is_same_value<V>::value) atomic_update(w, op, s, addr, value.value);
+  else atomic_update(w, op, s, addr, value);
+}
+template <class Warp, class Op, class Scope, class A, class V>
+CALM_HD auto fetch_each(Warp const& w, Op op, Scope s, A const& addr, V const& value) {
+  if constexpr (is_same_value<V>::value) return atomic_fetch_update(w, op, s, addr, value.value);
+  else return atomic_fetch_update(w, op, s, addr, value);
+}
+
 /// The calling lane's own bit.
 template <class Warp>
 CALM_HD auto own_lane(Warp const& w) {

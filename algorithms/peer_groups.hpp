@@ -17,11 +17,7 @@ namespace detail {
 
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD void apply_groups(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& value) {
-  if (!g.merged) {
-    if constexpr (is_same_value<V>::value) atomic_update(w, op, s, addr, value.value);
-    else atomic_update(w, op, s, addr, value);
-    return;
-  }
+  if (!g.merged) return update_each(w, op, s, addr, value);
   auto const leader = (g.peers & lanes_lt(w)) == decltype(g.peers)(0);
   if constexpr (is_same_value<V>::value) {
     auto const total = repeat(op, value.value, popc(w, g.peers));
@@ -37,11 +33,7 @@ CALM_HD void apply_groups(Warp const& w, peer_groups<Warp> const& g, Op op, Scop
 /// back in lane order.
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD auto fetch_groups(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& value) {
-  if constexpr (is_same_value<V>::value) {
-    if (!g.merged) return atomic_fetch_update(w, op, s, addr, value.value);
-  } else {
-    if (!g.merged) return atomic_fetch_update(w, op, s, addr, value);
-  }
+  if (!g.merged) return fetch_each(w, op, s, addr, value);
   auto const below = g.peers & lanes_lt(w);
   auto const last = fls(w, g.peers) - 1;
   auto const is_last = lane_id(w) == last;

@@ -71,11 +71,7 @@ CALM_HD V scan_runs(Warp const& w, lane_runs<Warp> const& r, Op op, V x) {
 
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD void apply_runs(Warp const& w, lane_runs<Warp> const& r, Op op, Scope s, A const& addr, V const& value) {
-  if (!r.reduce) {
-    if constexpr (is_same_value<V>::value) atomic_update(w, op, s, addr, value.value);
-    else atomic_update(w, op, s, addr, value);
-    return;
-  }
+  if (!r.reduce) return update_each(w, op, s, addr, value);
   auto const own = own_lane(w);
   auto const tail = (own & r.tails) != decltype(own)(0);
   if constexpr (is_same_value<V>::value) {
@@ -92,11 +88,7 @@ CALM_HD void apply_runs(Warp const& w, lane_runs<Warp> const& r, Op op, Scope s,
 /// gets op(old, values of the lanes before it in its run).
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD auto fetch_runs(Warp const& w, lane_runs<Warp> const& r, Op op, Scope s, A const& addr, V const& value) {
-  if constexpr (is_same_value<V>::value) {
-    if (!r.reduce) return atomic_fetch_update(w, op, s, addr, value.value);
-  } else {
-    if (!r.reduce) return atomic_fetch_update(w, op, s, addr, value);
-  }
+  if (!r.reduce) return fetch_each(w, op, s, addr, value);
   auto const own = own_lane(w);
   auto const tail = (own & r.tails) != decltype(own)(0);
   auto const rank = lane_id(w) - (fls(w, r.heads & lanes_le(w)) - 1);  // lanes before this one in its run
