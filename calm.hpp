@@ -9,6 +9,7 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/exec.hpp"
 #include "core/lane_mask.hpp"
 #include "core/launch.hpp"
 #include "core/ops.hpp"
@@ -20,4 +21,7 @@
 
 #include "algorithms/update.hpp"
 #include "algorithms/block_reduce.hpp"
+#include "algorithms/private_table.hpp"
+#include "algorithms/privatize.hpp"
+#include "algorithms/two_level.hpp"
 #include "backends/per_lane.hpp"

@@ -3,6 +3,8 @@
 // compiler decides: nvcc gives CUDA, clang -x hip gives HIP, anything else the OpenMP host backend.
 #pragma once
 
+#include "../core/exec.hpp"
+
 #if !defined(CALM_BACKEND_CUDA) && !defined(CALM_BACKEND_HIP) && !defined(CALM_BACKEND_OPENMP)
 #if defined(__CUDACC__)
 #define CALM_BACKEND_CUDA 1
@@ -20,6 +22,7 @@
 #include "cuda/cuda.hpp"
 namespace calm {
 namespace backend = cuda;
+struct default_exec : cuda::exec {};
 }
 #elif defined(CALM_BACKEND_HIP)
 #if !defined(__HIP__)
@@ -28,10 +31,12 @@ namespace backend = cuda;
 #include "hip/hip.hpp"
 namespace calm {
 namespace backend = hip;
+struct default_exec : hip::exec {};
 }
 #else
 #include "openmp/openmp.hpp"
 namespace calm {
 namespace backend = openmp;
+struct default_exec : openmp::exec<CALM_HOST_WARP_SIZE> {};
 }
 #endif

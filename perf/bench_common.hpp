@@ -52,12 +52,17 @@ double time_device(F&& f) {
 /// Copy bandwidth (bytes read + written per second) of this device, measured at start-up.
 double copy_rate();
 void measure_copy_rate();
+/// Read rate (bytes read per second with 16-byte loads over a buffer far larger than the caches),
+/// measured at start-up: the limit of any scatter that reads its input once.
+double read_rate();
+void measure_read_rate();
 
-/// Report `bytes` per iteration as GB/s, and as a fraction of the copy bandwidth.
+/// Report `bytes` per iteration as GB/s, and as fractions of the copy bandwidth and the read rate.
 inline void report_bytes(benchmark::State& state, double bytes) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   state.counters["GBps"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["of_copy"] = benchmark::Counter(bytes / copy_rate(), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["of_read"] = benchmark::Counter(bytes / read_rate(), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace calm_bench

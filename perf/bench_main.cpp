@@ -8,13 +8,14 @@
 namespace calm_bench {
 
 namespace {
-double g_copy_rate = 0;
+double g_copy_rate = 0, g_read_rate = 0;
 struct alignas(16) vec4 {
   std::uint32_t x[4];
 };
 }  // namespace
 
 double copy_rate() { return g_copy_rate; }
+double read_rate() { return g_read_rate; }
 
 // A device-to-device copy with 16-byte elements over a buffer far larger than any cache.
 void measure_copy_rate() {
@@ -34,6 +35,45 @@ void measure_copy_rate() {
   for (int r = 0; r < 7; ++r) t.push_back(time_device(copy));
   std::sort(t.begin(), t.end());
   g_copy_rate = 2.0 * n * sizeof(vec4) / t[t.size() / 2];
+}
+
+// Every thread streams 16-byte words with a grid stride over resident blocks and folds them into one
+// word, stored only if it equals a value it never has (so the loads cannot be dropped).
+void measure_read_rate() {
+  std::size_t const n = std::size_t(1) << log2_keys();  // 16 bytes each (1 GiB on a GPU, 256 MiB on the host), a multiple of 256
+  backend::device_buffer<vec4> src(n);
+  backend::device_buffer<std::uint32_t> sink(1);
+  src.fill_bytes(0x5a);
+  vec4 const* ps = src.data();
+  std::uint32_t* out = sink.data();
+  int const threads = 256;
+  calm::default_exec ex;
+  auto read = [&] {
+    ex.for_each_resident_block(static_cast<index_t>(n / threads), threads, threads * sizeof(std::uint32_t), CALM_LAMBDA(auto const& blk) {
+      // the tile loop outside for_each_warp: on the host a block's warps then read each tile together
+      std::uint32_t* acc = blk.template scratch<std::uint32_t>();
+      blk.for_each_warp([&](auto const& w, auto t) { calm::store(w, acc, t, 0u); });
+      blk.for_each_tile(static_cast<index_t>(n) / blk.threads(), [&](index_t tile) {
+        index_t const base = tile * blk.threads();
+        blk.for_each_warp([&](auto const& w, auto t) {
+          auto const i = calm::map([base](int tt) { return base + tt; }, t);
+          calm::when(w, i < static_cast<index_t>(n), [&](auto const& v) {
+            auto const x = calm::load(v, ps, i);
+            calm::store(v, acc, t, calm::load(v, acc, t) ^ calm::map([](vec4 q) { return q.x[0] ^ q.x[1] ^ q.x[2] ^ q.x[3]; }, x));
+          });
+        });
+      });
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const a = calm::load(w, acc, t);
+        calm::when(w, a == 0x9e3779b9u, [&](auto const& v) { calm::store(v, out, 0, a); });
+      });
+    });
+  };
+  read();  // warm up
+  std::vector<double> t;
+  for (int r = 0; r < 7; ++r) t.push_back(time_device(read));
+  std::sort(t.begin(), t.end());
+  g_read_rate = static_cast<double>(n * sizeof(vec4)) / t[t.size() / 2];
 }
 
 std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, std::uint64_t seed) {
@@ -81,12 +121,15 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   calm_bench::measure_copy_rate();
+  calm_bench::measure_read_rate();
   benchmark::AddCustomContext("calm_backend", calm::backend::backend_name);
   benchmark::AddCustomContext("calm_device", calm::backend::device_name());
   benchmark::AddCustomContext("calm_keys", std::to_string(std::size_t(1) << calm_bench::log2_keys()));
   benchmark::AddCustomContext("calm_copy_GBps", std::to_string(calm_bench::copy_rate() * 1e-9));
-  std::fprintf(stderr, "calm perf suite: %s on %s, copy bandwidth %.1f GB/s (read + write)\n", calm::backend::backend_name,
-               calm::backend::device_name().c_str(), calm_bench::copy_rate() * 1e-9);
+  benchmark::AddCustomContext("calm_read_GBps", std::to_string(calm_bench::read_rate() * 1e-9));
+  std::fprintf(stderr, "calm perf suite: %s on %s, copy bandwidth %.1f GB/s (read + write), read rate %.1f GB/s\n",
+               calm::backend::backend_name, calm::backend::device_name().c_str(), calm_bench::copy_rate() * 1e-9,
+               calm_bench::read_rate() * 1e-9);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -32,6 +32,19 @@ struct runtime {
     if (bytes > 48 * 1024)
       CALM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   }
+  static int multiprocessors() {
+    int dev = 0, sms = 0;
+    CALM_CUDA_CHECK(cudaGetDevice(&dev));
+    CALM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+  }
+  template <class Kernel>
+  static int occupancy(Kernel kernel, int threads, std::size_t shared_bytes) {
+    int blocks = 0;
+    CALM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared_bytes));
+    return blocks;
+  }
+  static void synchronize(cudaStream_t s) { CALM_CUDA_CHECK(cudaStreamSynchronize(s)); }
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
     CALM_CUDA_CHECK(cudaMalloc(&p, bytes));  // never managed memory
@@ -46,6 +59,7 @@ struct runtime {
 };
 
 using block = gpu::block<warp>;
+using exec = gpu::exec<warp, runtime>;
 template <class T>
 using device_buffer = gpu::device_buffer<T, runtime>;
 

@@ -31,6 +31,11 @@ class block {
   template <class T>
   __device__ T* scratch() const { return static_cast<T*>(scratch_); }
   __device__ void sync() const { __syncthreads(); }
+  /// f(tile) for tiles index(), index() + count(), ...: neighbouring blocks read neighbouring tiles.
+  template <class F>
+  __device__ void for_each_tile(index_t tiles, F&& f) const {
+    for (index_t t = index_; t < tiles; t += count_) f(t);
+  }
   template <class F>
   __device__ void for_each_warp(F&& f) const { f(Warp::current(), static_cast<int>(threadIdx.x)); }
 
@@ -101,6 +106,44 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
   kernel<<<grid, threads, scratch_bytes, stream>>>(blocks, body);
   Runtime::check_launch("for_each_block launch");
 }
+
+/// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
+/// kernel at this shape), at most max_blocks and at least 1: for block programs that loop over tiles.
+template <class Warp, class Runtime, class Body>
+void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
+  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
+          "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads));
+  std::size_t const limit = Runtime::max_block_shared_bytes();
+  require(scratch_bytes <= limit, errc::out_of_range,
+          "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+              std::to_string(limit));
+  auto kernel = detail::block_kernel<Warp, Body>;
+  Runtime::allow_shared_bytes(kernel, scratch_bytes);
+  int const per_sm = std::max(1, Runtime::occupancy(kernel, threads, scratch_bytes));
+  index_t const blocks = std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
+  kernel<<<static_cast<unsigned>(blocks), threads, scratch_bytes, stream>>>(blocks, body);
+  Runtime::check_launch("for_each_resident_block launch");
+}
+
+/// The execution policy of a GPU backend (core/exec.hpp): launches go to `stream`, asynchronously.
+template <class Warp, class Runtime>
+struct exec {
+  using warp_type = Warp;
+  static constexpr bool has_clusters = false;
+  typename Runtime::stream_t stream{};
+  std::size_t block_local_bytes() const { return Runtime::max_block_shared_bytes(); }
+  /// Two blocks per multiprocessor: what a block program with a large table gets (the launch computes the true number).
+  int resident_blocks_hint() const { return 2 * Runtime::multiprocessors(); }
+  template <class Body>
+  void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) const {
+    gpu::for_each_block<Warp, Runtime>(blocks, threads, scratch_bytes, body, stream);
+  }
+  template <class Body>
+  void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body) const {
+    gpu::for_each_resident_block<Warp, Runtime>(max_blocks, threads, scratch_bytes, body, stream);
+  }
+  void synchronize() const { Runtime::synchronize(stream); }
+};
 
 }  // namespace gpu
 }  // namespace calm

@@ -28,6 +28,19 @@ struct runtime {
   }
   template <class Kernel>
   static void allow_shared_bytes(Kernel, std::size_t) {}  // LDS needs no opt-in
+  static int multiprocessors() {
+    int dev = 0, cus = 0;
+    CALM_HIP_CHECK(hipGetDevice(&dev));
+    CALM_HIP_CHECK(hipDeviceGetAttribute(&cus, hipDeviceAttributeMultiprocessorCount, dev));
+    return cus;
+  }
+  template <class Kernel>
+  static int occupancy(Kernel kernel, int threads, std::size_t shared_bytes) {
+    int blocks = 0;
+    CALM_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared_bytes));
+    return blocks;
+  }
+  static void synchronize(hipStream_t s) { CALM_HIP_CHECK(hipStreamSynchronize(s)); }
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
     CALM_HIP_CHECK(hipMalloc(&p, bytes));
@@ -42,6 +55,7 @@ struct runtime {
 };
 
 using block = gpu::block<warp>;
+using exec = gpu::exec<warp, runtime>;
 template <class T>
 using device_buffer = gpu::device_buffer<T, runtime>;
 

@@ -7,6 +7,10 @@
 #include <memory>
 #include <string>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "../../core/error.hpp"
 #include "../../core/launch.hpp"
 #include "warp.hpp"
@@ -33,6 +37,14 @@ class block {
   /// The block-local buffer (as many bytes as the launch asked for, 64-byte aligned, uninitialised).
   template <class T>
   T* scratch() const { return static_cast<T*>(scratch_); }
+  /// f(tile) for this block's share of tiles 0 .. tiles-1: one contiguous range per block, so that
+  /// each thread streams through memory in order (the prefetchers follow it).
+  template <class F>
+  void for_each_tile(index_t tiles, F&& f) const {
+    index_t const per = tiles / count_, extra = tiles % count_;
+    index_t const begin = index_ * per + std::min(index_, extra), end = begin + per + (index_ < extra ? 1 : 0);
+    for (index_t t = begin; t < end; ++t) f(t);
+  }
   /// A barrier between phases. The host runs the phases of a block in order, so there is nothing to wait for.
   void sync() const {}
   /// f(warp, thread) for each warp of the block; thread is the lane's index in the block. The last
@@ -97,6 +109,34 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
     for (index_t b = 0; b < blocks; ++b) body(block<W>(b, blocks, threads, buffer.get()));
   }
 }
+
+/// OpenMP threads available to a parallel region (1 without OpenMP).
+inline int host_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/// The host's execution policy (core/exec.hpp): a block runs on one OpenMP thread, its block-local
+/// memory is that thread's own buffer, and as many blocks run at once as there are threads.
+template <int W = CALM_HOST_WARP_SIZE>
+struct exec {
+  using warp_type = warp<W>;
+  static constexpr bool has_clusters = false;
+  std::size_t block_local_bytes() const { return max_block_scratch_bytes; }
+  int resident_blocks_hint() const { return host_threads(); }
+  template <class Body>
+  void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) const {
+    openmp::for_each_block<W>(blocks, threads, scratch_bytes, body);
+  }
+  template <class Body>
+  void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body) const {
+    openmp::for_each_block<W>(std::max<index_t>(1, std::min<index_t>(max_blocks, host_threads())), threads, scratch_bytes, body);
+  }
+  void synchronize() const {}
+};
 
 }  // namespace openmp
 }  // namespace calm

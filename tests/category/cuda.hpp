@@ -9,6 +9,8 @@ constexpr bool counting = false;
 struct op_counts { std::uint64_t atomics = 0, ballots = 0, matches = 0, shuffles = 0, mask_ops = 0; };
 inline void reset_counts() {}
 inline op_counts read_counts() { return {}; }
+/// The execution policy host-callable algorithms launch through.
+using exec = calm::cuda::exec;
 constexpr char const* name = "cuda";
 inline int warp_size() { return 32; }
 inline std::vector<calm::launch_shape> shapes() { return {calm::launch_shape::linear, calm::launch_shape::kokkos_range}; }

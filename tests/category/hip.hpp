@@ -9,6 +9,8 @@ constexpr bool counting = false;
 struct op_counts { std::uint64_t atomics = 0, ballots = 0, matches = 0, shuffles = 0, mask_ops = 0; };
 inline void reset_counts() {}
 inline op_counts read_counts() { return {}; }
+/// The execution policy host-callable algorithms launch through.
+using exec = calm::hip::exec;
 constexpr char const* name = "hip";
 inline int warp_size() {
   int dev = 0, w = 0;

@@ -10,6 +10,8 @@ inline void reset_counts() { calm::openmp::reset_counts(); }
 inline op_counts read_counts() { return calm::openmp::read_counts(); }
 constexpr char const* name = "openmp";
 constexpr int host_warp = CALM_TEST_WARP_SIZE;
+/// The execution policy host-callable algorithms launch through.
+using exec = calm::openmp::exec<host_warp>;
 inline int warp_size() { return host_warp; }
 inline std::vector<calm::launch_shape> shapes() { return {calm::launch_shape::linear}; }
 template <class Body>

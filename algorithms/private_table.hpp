@@ -1,0 +1,101 @@
+// calm/algorithms/private_table.hpp: a table kept in block-local memory as R copies with padding between
+// them, lanes mapped to copies cyclically or in blocks, merged into the device table at the end (001 §3, §4).
+#pragma once
+
+#include <cstddef>
+
+#include "update.hpp"
+
+namespace calm {
+
+/// Which copy thread t of a block updates (001 equations (1) and (2)).
+enum class copy_mapping {
+  /// Consecutive threads use consecutive copies: copy t % R. Lanes of one warp with equal keys land
+  /// on different copies, so their position conflicts become (cheaper) bank conflicts.
+  cyclic,
+  /// Runs of ceil(N / R) consecutive threads share a copy: copy t / ceil(N / R).
+  blocked,
+};
+
+inline char const* to_string(copy_mapping m) { return m == copy_mapping::cyclic ? "cyclic" : "blocked"; }
+
+/// The shape of a privatized table: `copies` copies of `bins` entries, each followed by `pad` unused
+/// entries, so copy r starts at entry r * (bins + pad). One pad entry shifts each copy by one bank.
+struct private_layout {
+  index_t bins = 0;
+  int copies = 1;
+  int pad = 0;
+  copy_mapping mapping = copy_mapping::cyclic;
+
+  CALM_HD constexpr index_t stride() const { return bins + pad; }
+  CALM_HD constexpr index_t entries() const { return stride() * copies; }
+  template <class T>
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(entries()) * sizeof(T); }
+  /// The copy that thread t of a block of `threads` threads updates.
+  CALM_HD constexpr int copy_of(int t, int threads) const {
+    return mapping == copy_mapping::cyclic ? t % copies : t / ((threads + copies - 1) / copies);
+  }
+};
+
+/// A privatized table over a block's block-local memory (at least layout.bytes<T>() of it). Every
+/// thread of the block calls clear() first and merge_into() last; between them lanes update
+/// slot(w, t, key) with block-local atomics, through any warp strategy:
+///
+///   calm::private_table<float> tab{blk.template scratch<float>(), layout, blk.threads()};
+///   tab.clear(blk, calm::plus{});
+///   blk.for_each_warp([&](auto const& w, auto t) {
+///     auto k = calm::load(w, keys, i);  // i: this thread's item
+///     calm::update(w, calm::plus{}, calm::scope::block_local{}, tab.slot(w, t, k), calm::load(w, vals, i));
+///   });
+///   tab.merge_into(blk, calm::plus{}, calm::scope::device{}, table);
+template <class T>
+struct private_table {
+  T* data;
+  private_layout layout;
+  /// Threads in the block (the blocked mapping divides them among the copies).
+  int threads;
+
+  /// Every entry of every copy (pads included) to op's identity, then a barrier.
+  template <class Block, class Op>
+  CALM_HD void clear(Block const& blk, Op) const {
+    index_t const total = layout.entries();
+    int const threads = blk.threads();
+    T* const d = data;
+    for (index_t base = 0; base < total; base += threads)
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const e = map([base](int tt) { return base + tt; }, t);
+        when(w, e < total, [&](auto const& l) { store(l, d, e, Op::template identity<T>()); });
+      });
+    blk.sync();
+  }
+
+  /// The entry of bin k in the copy of thread t (a lane value: one address per lane).
+  template <class Warp, class Tid, class K>
+  CALM_HD auto slot(Warp const&, Tid const& t, K const& k) const {
+    private_layout const lay = layout;
+    int const threads_hint = threads;
+    return data + map([lay, threads_hint](int tt, auto kk) { return lay.copy_of(tt, threads_hint) * lay.stride() + static_cast<index_t>(kk); }, t, k);
+  }
+
+  /// A barrier, then each bin's copies combined and applied to out[bin] with op at scope s: one update
+  /// per bin whose combined value is not the identity (applying the identity changes nothing).
+  template <class Block, class Op, class Scope>
+  CALM_HD void merge_into(Block const& blk, Op op, Scope s, T* out) const {
+    blk.sync();
+    index_t const bins = layout.bins, stride = layout.stride();
+    int const copies = layout.copies;
+    int const n = blk.threads();
+    T* const d = data;
+    for (index_t base = 0; base < bins; base += n)
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const b = map([base](int tt) { return base + tt; }, t);
+        when(w, b < bins, [&](auto const& l) {
+          auto v = load(l, d, b);
+          for (int r = 1; r < copies; ++r) v = map(op, v, load(l, d, b + r * stride));
+          when(l, v != Op::template identity<T>(), [&](auto const& u) { atomic_update(u, op, s, out + b, v); });
+        });
+      });
+  }
+};
+
+}  // namespace calm

@@ -1,0 +1,28 @@
+// calm/core/exec.hpp: the execution policy through which algorithms launch block programs. Each
+// backend defines one (calm::openmp::exec<W>, calm::cuda::exec, calm::hip::exec); backends/backend.hpp
+// makes the build's backend calm::default_exec, so host-callable algorithms need no backend #if.
+#pragma once
+
+#include <cstddef>
+
+#include "config.hpp"
+
+namespace calm {
+
+// An execution policy E (a small value: on CUDA/HIP it holds the stream) provides:
+//   E::warp_type                    the warp its block programs see (W lanes)
+//   E::has_clusters                 whether blocks can form clusters sharing block-local memory (sm_90)
+//   e.block_local_bytes()           the most block-local memory one block may use (the opt-in limit on sm_80+)
+//   e.for_each_block(blocks, threads, scratch_bytes, body)
+//                                   body(block) for each block (see backends/*/launch.hpp)
+//   e.for_each_resident_block(max_blocks, threads, scratch_bytes, body)
+//                                   as for_each_block with as many blocks as run at once on the device
+//                                   (never more than max_blocks, at least 1): block programs that loop
+//                                   over tiles of work with stride blk.count()
+//   e.resident_blocks_hint()        an estimate of that number before any launch (for planning)
+//   e.synchronize()                 wait for the work launched before (host: nothing to wait for)
+
+/// The execution policy of the backend this build selected (defined by backends/backend.hpp).
+struct default_exec;
+
+}  // namespace calm

@@ -1,0 +1,137 @@
+// Conformance: privatize_scatter (block-local tables with R copies, padding, cyclic and blocked mapping,
+// lanes merged by each strategy) against the sequential reference: ops and types, key kinds, table
+// sizes from 1 entry to what one block holds, ragged sizes, skipped keys, and the errors it gives.
+#pragma once
+
+#include "../support/atomic_reference.hpp"
+#include "../support/keys.hpp"
+
+namespace calm_test {
+
+/// The reference: keys outside [0, bins) are skipped, the rest fold into the table in index order.
+template <class Op, class T, class K>
+void verify_scatter(std::vector<T> const& init, std::vector<K> const& keys, std::vector<T> const& vals,
+                    std::vector<T> const& got, char const* what) {
+  std::vector<T> kept;
+  std::vector<index_t> slot;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    long long const k = static_cast<long long>(keys[i]);
+    if (k < 0 || k >= static_cast<long long>(init.size())) continue;
+    kept.push_back(vals[i]);
+    slot.push_back(static_cast<index_t>(k));
+  }
+  verify_atomics<Op, T>(init, kept, slot, got, nullptr, what);
+}
+
+/// Keys of `kind` folded into [0, bins); with `stray`, about 1 in 50 lands outside the table.
+template <class K, class G>
+std::vector<K> table_keys(std::size_t n, keys_kind kind, index_t bins, G& g, bool stray) {
+  std::uint32_t kind_bins = 0;
+  auto raw = make_keys(n, kind, g, kind_bins);
+  std::vector<K> keys(n);
+  std::uniform_int_distribution<int> pick(0, 49);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<K>(raw[i] % static_cast<std::uint64_t>(bins));
+    if (stray && pick(g) == 0) keys[i] = std::is_signed<K>::value && (i & 1) ? static_cast<K>(-1 - static_cast<long long>(i % 5)) : static_cast<K>(bins + i % 3);
+  }
+  return keys;
+}
+
+template <class Op, class T, class K = std::uint32_t, class Strategy = calm::naive>
+void check_privatize(keys_kind kind, index_t n, index_t bins, calm::privatize_options opt = {}, Strategy strategy = {},
+                     bool weighted = true, bool stray = false, int key_offset = 0) {
+  auto g = rng(7001 + static_cast<int>(kind) * 13 + n + bins * 3 + opt.copies);
+  auto keys = table_keys<K>(n + key_offset, kind, bins, g, stray);
+  auto vals = random_operands<Op, T>(n, g);
+  auto init = random_operands<Op, T>(bins, g);
+  buffer<K> dkeys(keys);
+  buffer<T> dvals(vals), table(init);
+  K const* pk = dkeys.data() + key_offset;  // an offset of 1 makes the keys unaligned for chunk loads
+  INFO("privatize: keys " << to_string(kind) << ", n " << n << ", bins " << bins << ", copies " << opt.copies << ", pad "
+                          << opt.pad << ", " << to_string(opt.mapping) << ", threads " << opt.threads << ", weighted "
+                          << weighted << ", stray " << stray << ", key offset " << key_offset);
+  std::vector<K> used(keys.begin() + key_offset, keys.end());
+  if (weighted) {
+    calm::privatize_scatter(Op{}, pk, static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, strategy, exec{});
+  } else {
+    calm::privatize_scatter(Op{}, pk, calm::constant(vals.empty() ? T(1) : vals[0]), n, table.data(), bins, opt, strategy, exec{});
+    std::fill(vals.begin(), vals.end(), vals.empty() ? T(1) : vals[0]);
+  }
+  synchronize();
+  verify_scatter<Op, T>(init, used, vals, table.download(), "privatize_scatter");
+}
+
+}  // namespace calm_test
+
+TEST_CASE("privatize_scatter: ops, types, key kinds and table sizes", "[strategy][privatize]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 7, 256, 4099);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size());
+  check_privatize<calm::plus, std::uint32_t>(kind, n, bins, {}, calm::naive{}, false);  // a +1 histogram
+  check_privatize<calm::plus, float>(kind, n, bins);
+  check_privatize<calm::plus, std::int64_t, std::int32_t>(kind, n, bins, {}, calm::naive{}, true, true);
+  check_privatize<calm::max, std::int32_t, std::uint16_t>(kind, n, bins);
+  check_privatize<calm::min, double>(kind, n, bins);
+  check_privatize<calm::bit_xor, std::uint64_t, std::uint8_t>(kind, n, std::min<index_t>(bins, 256));
+}
+
+TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging strategies", "[strategy][privatize]") {
+  using namespace calm_test;
+  int const copies = GENERATE(1, 2, 3, 8, 32);
+  int const pad = GENERATE(0, 1, 5);
+  calm::copy_mapping const mapping = GENERATE(calm::copy_mapping::cyclic, calm::copy_mapping::blocked);
+  int const threads = GENERATE(32, 100, 512, 1024);
+  keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::image);
+  calm::privatize_options const opt{copies, pad, mapping, threads};
+  index_t const n = 5003;
+  CAPTURE(name, warp_size());
+  check_privatize<calm::plus, float>(kind, n, 300, opt);
+  check_privatize<calm::plus, float>(kind, n, 300, opt, calm::peer_reduce{});
+  check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, calm::scan_reduce{}, false);
+  check_privatize<calm::plus, float>(kind, n, 300, opt, calm::scan_reduce{});
+  check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::vote_reduce<1>{});
+  check_privatize<calm::plus, double>(kind, n, 33, opt, calm::vote_reduce<4>{});
+}
+
+TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the largest table", "[strategy][privatize]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size());
+  // keys one element off the 16-byte boundary go item by item
+  check_privatize<calm::plus, float>(kind, 9999, 1000, {}, calm::naive{}, true, false, 1);
+  check_privatize<calm::plus, std::uint32_t, std::uint32_t>(kind, 9999, 1000, {}, calm::peer_reduce{}, false, true, 3);
+  // negative and too-large keys are skipped
+  check_privatize<calm::plus, std::int32_t, std::int32_t>(kind, 20000, 64, {}, calm::naive{}, true, true);
+  check_privatize<calm::plus, float, std::int64_t>(kind, 20000, 64, {}, calm::peer_reduce{}, true, true);
+  // one copy of the largest table one block holds (capped on the host, whose blocks hold 64 MiB)
+  index_t const cap = std::min<index_t>(calm::privatize_capacity<float>(exec{}), 1 << 20);
+  check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256});
+}
+
+TEST_CASE("privatize_scatter: bad input throws before launching and leaves the table as it was", "[strategy][privatize]") {
+  using namespace calm_test;
+  std::vector<std::uint32_t> keys(100, 3);
+  std::vector<float> init(16, 2.5f);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> vals(std::vector<float>(100, 1.0f)), table(init);
+  auto scatter = [&](index_t n, std::uint32_t const* k, float* t, index_t bins, calm::privatize_options o) {
+    calm::privatize_scatter(calm::plus{}, k, static_cast<float const*>(vals.data()), n, t, bins, o, calm::naive{}, exec{});
+  };
+  index_t const too_big = calm::privatize_capacity<float>(exec{}) + 1;
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), too_big, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(-1, dk.data(), table.data(), 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, nullptr, table.data(), 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), nullptr, 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), -4, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {2000, -1, calm::copy_mapping::cyclic, 0}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {0, -1, calm::copy_mapping::cyclic, 2048}), calm::error);
+  try {
+    scatter(100, dk.data(), table.data(), too_big, {});
+  } catch (calm::error const& e) {
+    CHECK(std::string(e.what()).find("block-local memory") != std::string::npos);
+  }
+  synchronize();
+  require_equal(table.download(), init, "table after rejected calls");
+}
