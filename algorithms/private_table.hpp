@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "update.hpp"
 
@@ -20,7 +21,8 @@ enum class copy_mapping {
 inline char const* to_string(copy_mapping m) { return m == copy_mapping::cyclic ? "cyclic" : "blocked"; }
 
 /// The shape of a privatized table: `copies` copies of `bins` entries, each followed by `pad` unused
-/// entries, so copy r starts at entry r * (bins + pad). One pad entry shifts each copy by one bank.
+/// entries, so copy r starts at entry r * (bins + pad) (one pad entry shifts each copy by one bank),
+/// and after the last copy one discard entry, where updates of keys outside the table go.
 struct private_layout {
   index_t bins = 0;
   int copies = 1;
@@ -28,7 +30,8 @@ struct private_layout {
   copy_mapping mapping = copy_mapping::cyclic;
 
   CALM_HD constexpr index_t stride() const { return bins + pad; }
-  CALM_HD constexpr index_t entries() const { return stride() * copies; }
+  CALM_HD constexpr index_t discard() const { return stride() * copies; }
+  CALM_HD constexpr index_t entries() const { return discard() + 1; }
   template <class T>
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(entries()) * sizeof(T); }
   /// The copy that thread t of a block of `threads` threads updates.
@@ -45,7 +48,7 @@ struct private_layout {
 ///   tab.clear(blk, calm::plus{});
 ///   blk.for_each_warp([&](auto const& w, auto t) {
 ///     auto k = calm::load(w, keys, i);  // i: this thread's item
-///     calm::update(w, calm::plus{}, calm::scope::block_local{}, tab.slot(w, t, k), calm::load(w, vals, i));
+///     calm::update(w, calm::plus{}, calm::scope::block_local{}, tab.slot(tab.copy_base(t), k), calm::load(w, vals, i));
 ///   });
 ///   tab.merge_into(blk, calm::plus{}, calm::scope::device{}, table);
 template <class T>
@@ -69,12 +72,24 @@ struct private_table {
     blk.sync();
   }
 
-  /// The entry of bin k in the copy of thread t (a lane value: one address per lane).
-  template <class Warp, class Tid, class K>
-  CALM_HD auto slot(Warp const&, Tid const& t, K const& k) const {
+  /// The first entry of thread t's copy (a lane value). Compute it once per block program.
+  template <class Tid>
+  CALM_HD auto copy_base(Tid const& t) const {
     private_layout const lay = layout;
-    int const threads_hint = threads;
-    return data + map([lay, threads_hint](int tt, auto kk) { return lay.copy_of(tt, threads_hint) * lay.stride() + static_cast<index_t>(kk); }, t, k);
+    int const n = threads;
+    return data + map([lay, n](int tt) { return static_cast<index_t>(lay.copy_of(tt, n)) * lay.stride(); }, t);
+  }
+
+  /// The entry of key k in the copy starting at base (from copy_base); keys outside [0, bins) get
+  /// the discard entry, so a lane needs no branch for them.
+  template <class B, class K>
+  CALM_HD auto slot(B const& base, K const& k) const {
+    T* const discard = data + layout.discard();
+    index_t const bins = layout.bins;
+    return map([discard, bins](auto b, auto kk) {
+      if constexpr (std::is_signed<decltype(kk)>::value) return kk >= 0 && static_cast<index_t>(kk) < bins ? b + kk : discard;
+      else return static_cast<index_t>(kk) < bins ? b + kk : discard;
+    }, base, k);
   }
 
   /// A barrier, then each bin's copies combined and applied to out[bin] with op at scope s: one update

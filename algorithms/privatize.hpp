@@ -28,23 +28,23 @@ struct privatize_plan {
   std::size_t bytes = 0;
 };
 
-/// The replication rule: the largest R = 2^k <= max_copies whose R copies (with padding) fit in
-/// copy_budget bytes, at least 1. On Fermi the budget was the lock-aliasing size, 1,024 words (001 §3);
-/// the figures for current GPUs and the host come from perf/bench_privatize.cpp (see its results file).
+/// The replication rule: the largest R = 2^k <= max_copies whose R copies (one pad entry each) fit in
+/// copy_budget bytes, at least 1. On Fermi the budget was the lock-aliasing size, 1,024 words (001 §3).
+/// On Hopper no such size shows: more copies keep paying until they cost occupancy, so the budget is
+/// the exec's replication_budget_bytes() (H100: 58% of a block's shared memory, 132 KiB), with R up
+/// to 32 for weighted updates and 8 for counting (calm::constant) ones, where the hardware already
+/// merges a warp's +1s. Measurements: perf/results/cuda-h100-2026-11-22-privatize.md.
 constexpr int replication_for(index_t bins, std::size_t elem, std::size_t copy_budget, int max_copies) {
   int r = 1;
   while (r * 2 <= max_copies && static_cast<std::size_t>(r * 2) * static_cast<std::size_t>(bins + 1) * elem <= copy_budget) r *= 2;
   return r;
 }
 
-/// Budget of the replication rule, in bytes of block-local memory for all copies of one block.
-constexpr std::size_t replication_budget_bytes = 16 * 1024;
-
-/// The plan for `bins` entries of T on exec: R by replication_for unless forced, one pad entry between
-/// copies; throws errc::out_of_range (before anything runs) if the copies do not fit in one block's
+/// The plan for `bins` entries of T on exec: R by replication_for unless forced (counting: the update
+/// is a calm::constant), one pad entry between copies when R > 1, cyclic mapping; throws errc::out_of_range (before anything runs) if the copies do not fit in one block's
 /// block-local memory.
 template <class T, class Exec>
-privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec const& ex) {
+privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec const& ex, bool counting = false) {
   require(bins >= 0, errc::invalid_argument, "privatize: negative table size " + std::to_string(bins));
   require(opt.copies >= 0 && opt.copies <= 1024, errc::invalid_argument, "privatize: copies must be in [0, 1024]");
   require(opt.threads >= 0 && opt.threads <= 1024, errc::invalid_argument, "privatize: threads must be in [0, 1024]");
@@ -52,20 +52,24 @@ privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec c
   p.threads = opt.threads > 0 ? opt.threads : 512;
   p.layout.bins = bins;
   p.layout.mapping = opt.mapping;
-  p.layout.copies = opt.copies > 0 ? opt.copies : replication_for(bins, sizeof(T), replication_budget_bytes, 32);
+  p.layout.copies = opt.copies > 0 ? opt.copies : replication_for(bins, sizeof(T), ex.replication_budget_bytes(), counting ? 8 : 32);
   p.layout.pad = opt.pad >= 0 ? opt.pad : (p.layout.copies > 1 ? 1 : 0);
   p.bytes = p.layout.template bytes<T>();
   std::size_t const limit = ex.block_local_bytes();
+  // a table over a quarter of the limit leaves room for one or two blocks per multiprocessor: give
+  // them 1,024 threads, so that enough loads are in flight
+  if (opt.threads == 0 && p.bytes > limit / 4) p.threads = 1024;
   require(p.bytes <= limit, errc::out_of_range,
           "privatize: " + std::to_string(p.layout.copies) + " copies of " + std::to_string(bins) + " entries need " +
               std::to_string(p.bytes) + " bytes of block-local memory; one block has " + std::to_string(limit));
   return p;
 }
 
-/// The most entries of T that one block's block-local memory holds on exec (one copy, no padding).
+/// The most entries of T that one block's block-local memory holds on exec (one copy, no padding;
+/// the layout's discard entry taken off).
 template <class T, class Exec>
 index_t privatize_capacity(Exec const& ex) {
-  return static_cast<index_t>(ex.block_local_bytes() / sizeof(T));
+  return static_cast<index_t>(ex.block_local_bytes() / sizeof(T)) - 1;
 }
 
 namespace detail {
@@ -93,17 +97,13 @@ CALM_HD auto component(C const& c, int j) {
   return map([j](auto const& x) { return x.v[j]; }, c);
 }
 
-/// Whether key k names an entry of a table of `bins` entries (negative keys do not).
-template <class K>
-CALM_HD auto in_table(K const& k, index_t bins) {
-  return map([bins](auto kk) {
-    if constexpr (std::is_signed<decltype(kk)>::value) return kk >= 0 && static_cast<index_t>(kk) < bins;
-    else return static_cast<index_t>(kk) < bins;
-  }, k);
-}
+/// Chunks each thread loads before it updates (CUB's items per thread): enough loads in flight to
+/// keep the memory system busy.
+constexpr int loads_in_flight = 4;
 
-/// The block program of privatize_scatter: clear the private table, stream tiles of `threads` chunks of
-/// Vec items (the backend's block says which tiles are this block's), then merge the copies.
+/// The block program of privatize_scatter: clear the private table, stream tiles of threads x
+/// loads_in_flight chunks of Vec items (the backend's block says which tiles are this block's), then
+/// merge the copies into the device table.
 template <int Vec, class Strategy, class Op, class K, class Values, class T>
 struct privatized_scatter_program {
   Op op;
@@ -116,34 +116,41 @@ struct privatized_scatter_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
+    constexpr int U = loads_in_flight;
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
     tab.clear(blk, op);
-    index_t const chunks = n / Vec, bins = layout.bins;
-    index_t const threads = blk.threads();
-    blk.for_each_tile((chunks + threads - 1) / threads, [&](index_t tile) {
-      index_t const base = tile * threads;
+    index_t const chunks = n / Vec;
+    index_t const threads = blk.threads(), tile_chunks = threads * U;
+    blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+      index_t const base = tile * tile_chunks;
+      bool const full = base + tile_chunks <= chunks;
       blk.for_each_warp([&](auto const& w, auto t) {
-        auto const c = map([base](int tt) { return base + tt; }, t);
-        when(w, c < chunks, [&](auto const& v) {
-          auto const kc = load_chunk<Vec>(v, keys, c);
-          auto const vc = load_chunk<Vec>(v, values, c);
-          for (int j = 0; j < Vec; ++j) {
-            auto const k = component(kc, j);
-            when(v, in_table(k, bins), [&](auto const& u) {
-              update(u, op, scope::block_local{}, tab.slot(u, t, k), component(vc, j), strategy);
-            });
+        auto const mine = tab.copy_base(t);
+        auto const c0 = map([base](int tt) { return base + tt; }, t);
+        auto const apply = [&](auto const& v, auto const& kc, auto const& vc) {
+          for (int j = 0; j < Vec; ++j)
+            update(v, op, scope::block_local{}, tab.slot(mine, component(kc, j)), component(vc, j), strategy);
+        };
+        if (full) {  // every load first, then every update
+          decltype(load_chunk<Vec>(w, keys, c0)) kc[U];
+          decltype(load_chunk<Vec>(w, values, c0)) vc[U];
+          for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w, keys, c0 + u * threads);
+          for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w, values, c0 + u * threads);
+          for (int u = 0; u < U; ++u) apply(w, kc[u], vc[u]);
+        } else {
+          for (int u = 0; u < U; ++u) {
+            auto const c = c0 + u * threads;
+            when(w, c < chunks, [&](auto const& v) { apply(v, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
           }
-        });
+        }
       });
     });
     if (Vec > 1 && blk.index() == 0)  // the last n % Vec items
       blk.for_each_warp([&](auto const& w, auto t) {
         auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
         when(w, i < n, [&](auto const& v) {
-          auto const k = load(v, keys, i);
-          when(v, in_table(k, bins), [&](auto const& u) {
-            update(u, op, scope::block_local{}, tab.slot(u, t, k), component(load_chunk<1>(u, values, i), 0), strategy);
-          });
+          update(v, op, scope::block_local{}, tab.slot(tab.copy_base(t), load(v, keys, i)),
+                 component(load_chunk<1>(v, values, i), 0), strategy);
         });
       });
     tab.merge_into(blk, op, scope::device{}, out);
@@ -182,12 +189,12 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
   require(bins == 0 || table != nullptr, errc::invalid_argument, "privatize_scatter: table is null");
   if constexpr (std::is_pointer<Values>::value)
     require(n == 0 || values != nullptr, errc::invalid_argument, "privatize_scatter: values is null");
-  privatize_plan const plan = plan_privatize<T>(bins, opt, ex);
+  privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
   using VS = std::decay_t<decltype(vals)>;
-  index_t const tiles = (n + plan.threads * 4 - 1) / (plan.threads * 4);
-  bool aligned = reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
+  index_t const tiles = (n + plan.threads * 4 * detail::loads_in_flight - 1) / (plan.threads * 4 * detail::loads_in_flight);
+  bool aligned = Exec::vector_loads && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
   if constexpr (std::is_pointer<VS>::value) aligned = aligned && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0 && sizeof(T) * 4 <= 32;
   if (aligned)
     ex.for_each_resident_block(tiles, plan.threads, plan.bytes,

@@ -119,7 +119,7 @@ void reduce_idempotent(Op op, T const* values, index_t n, T* out, two_level sche
   require(threads >= 1 && threads <= 1024, errc::invalid_argument, "reduce_idempotent: threads must be in [1, 1024]");
   if (n == 0) return;
   std::size_t const bytes = (static_cast<std::size_t>(threads) + 1) * sizeof(T);
-  bool const vec = sizeof(T) * 4 <= 16 && reinterpret_cast<std::uintptr_t>(values) % (sizeof(T) * 4) == 0;
+  bool const vec = Exec::vector_loads && sizeof(T) * 4 <= 16 && reinterpret_cast<std::uintptr_t>(values) % (sizeof(T) * 4) == 0;
   index_t const tiles = (n + threads * 4 - 1) / (threads * 4);
   auto launch = [&](auto program, index_t max_blocks) { ex.for_each_resident_block(max_blocks, threads, bytes, program); };
   auto dispatch = [&](auto scheme_tag) {

@@ -12,13 +12,17 @@ namespace calm {
 // An execution policy E (a small value: on CUDA/HIP it holds the stream) provides:
 //   E::warp_type                    the warp its block programs see (W lanes)
 //   E::has_clusters                 whether blocks can form clusters sharing block-local memory (sm_90)
+//   E::vector_loads                 whether block programs should load 16-byte chunks per thread
 //   e.block_local_bytes()           the most block-local memory one block may use (the opt-in limit on sm_80+)
+//   e.replication_budget_bytes()    what privatize's replication rule may spend on one block's copies
 //   e.for_each_block(blocks, threads, scratch_bytes, body)
 //                                   body(block) for each block (see backends/*/launch.hpp)
 //   e.for_each_resident_block(max_blocks, threads, scratch_bytes, body)
 //                                   as for_each_block with as many blocks as run at once on the device
-//                                   (never more than max_blocks, at least 1): block programs that loop
-//                                   over tiles of work with stride blk.count()
+//                                   (never more than max_blocks, at least 1), and at most `threads`
+//                                   threads (fewer where the program's registers demand it): block
+//                                   programs that loop over tiles (blk.for_each_tile) and read
+//                                   blk.threads() and blk.count()
 //   e.resident_blocks_hint()        an estimate of that number before any launch (for planning)
 //   e.synchronize()                 wait for the work launched before (host: nothing to wait for)
 

@@ -117,7 +117,8 @@ T const& lane_get(lane_array<T, W> const& x, int i) { return x.v[i]; }
 }  // namespace detail
 
 /// Apply a scalar function lane by lane: on the GPU `map(f, a, b)` is `f(a, b)`; on the host with
-/// any lane_array argument it runs f for each of the W lanes (scalars are broadcast).
+/// any lane_array argument it runs f for each of the W lanes (scalars are broadcast). f must be a
+/// pure function of its arguments: the host runs the lanes as one SIMD loop.
 template <class F, class... A, std::enable_if_t<detail::lanes_of<std::decay_t<A>...>::value == 0, int> = 0>
 CALM_HD auto map(F&& f, A const&... a) {
   return f(a...);
@@ -127,7 +128,7 @@ template <class F, class... A, int W = detail::lanes_of<std::decay_t<A>...>::val
 auto map(F&& f, A const&... a) {
   using R = decltype(f(detail::lane_get(a, 0)...));
   lane_array<R, W> r;
-  for (int i = 0; i < W; ++i) r.v[i] = f(detail::lane_get(a, i)...);
+  CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = f(detail::lane_get(a, i)...);
   return r;
 }
 

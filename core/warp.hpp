@@ -56,8 +56,9 @@ CALM_HD int leader_lane(Warp const& w) { return w.leader(); }
 template <class Warp>
 CALM_HD auto elect_leader(Warp const& w) { return w.is_leader(); }
 
-/// A number identifying this warp among the warps of its launch (uniform over the warp): the index of
-/// its first thread divided by the warp size. Used to give each warp its place in a random sequence.
+/// A number identifying this warp among the warps of its launch, uniform over the warp for any block
+/// size (block index times warps per block plus the warp's index in its block). Used to give each
+/// warp its place in a random sequence.
 template <class Warp>
 CALM_HD index_t group_index(Warp const& w) { return w.group_index(); }
 /// A free-running counter (cycles on a GPU, nanoseconds on the host), uniform over the warp.

@@ -177,7 +177,8 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
       add("scatter_f32" + tail("privatize", d, bins), privatized_scatter<calm::naive>, calm::naive{}, d, bins, automatic);
       add("scatter_f32" + tail("privatize_peer", d, bins), privatized_scatter<calm::peer_reduce>, calm::peer_reduce{}, d, bins, automatic);
       add("scatter_f32" + tail("privatize_scan", d, bins), privatized_scatter<calm::scan_reduce>, calm::scan_reduce{}, d, bins, automatic);
-      add("scatter_f32" + tail("privatize_vote", d, bins), privatized_scatter<calm::vote_reduce<1>>, calm::vote_reduce<1>{}, d, bins, automatic);
+      // vote_reduce with a low threshold: merge a sampled key's lanes whenever four share it
+      add("scatter_f32" + tail("privatize_vote", d, bins), privatized_scatter<calm::vote_reduce<1>>, calm::vote_reduce<1>{1u, 4}, d, bins, automatic);
 #if defined(CALM_BACKEND_OPENMP)
       add("scatter_f32" + tail("omp_reduction", d, bins), omp_reduction_scatter, d, bins);
 #endif

@@ -45,6 +45,13 @@ struct runtime {
     return blocks;
   }
   static void synchronize(cudaStream_t s) { CALM_CUDA_CHECK(cudaStreamSynchronize(s)); }
+  /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
+  template <class Kernel>
+  static int max_threads(Kernel kernel) {
+    cudaFuncAttributes a{};
+    CALM_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+    return a.maxThreadsPerBlock;
+  }
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
     CALM_CUDA_CHECK(cudaMalloc(&p, bytes));  // never managed memory

@@ -75,11 +75,14 @@ struct warp {
   __device__ int leader() const { return __ffs(mask) - 1; }
   __device__ bool is_leader() const { return lane_id() == leader(); }
 
-  /// The global index of the warp's first thread divided by the warp size (thread ids linearized x, y, z).
+  /// The warp's index in the launch: block index times warps per block plus the warp's index in its
+  /// block (thread ids linearized x, y, z). Uniform over the warp for any block size.
   __device__ index_t group_index() const {
     index_t const block = blockIdx.x + static_cast<index_t>(gridDim.x) * (blockIdx.y + static_cast<index_t>(gridDim.y) * blockIdx.z);
     index_t const tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    return (block * (blockDim.x * blockDim.y * blockDim.z) + tid) / size;
+    index_t const threads = blockDim.x * blockDim.y * blockDim.z;
+    // warps never span blocks: a block of 100 threads has 4 warps, the last one ragged
+    return block * ((threads + size - 1) / size) + tid / size;
   }
   /// The leader lane's cycle counter.
   __device__ std::uint32_t clock() const { return shuffle(static_cast<std::uint32_t>(clock64()), leader()); }

@@ -101,6 +101,10 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
               std::to_string(limit));
   if (blocks == 0) return;
   auto kernel = detail::block_kernel<Warp, Body>;
+  int const most = Runtime::max_threads(kernel);
+  require(threads <= most, errc::out_of_range,
+          "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
+              std::to_string(threads));
   Runtime::allow_shared_bytes(kernel, scratch_bytes);
   unsigned const grid = static_cast<unsigned>(std::min<index_t>(blocks, INT_MAX));
   kernel<<<grid, threads, scratch_bytes, stream>>>(blocks, body);
@@ -109,6 +113,8 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 
 /// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
 /// kernel at this shape), at most max_blocks and at least 1: for block programs that loop over tiles.
+/// threads is an upper bound: a program whose registers allow fewer per block gets fewer (it reads
+/// blk.threads()).
 template <class Warp, class Runtime, class Body>
 void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
@@ -118,6 +124,7 @@ void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratc
           "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit));
   auto kernel = detail::block_kernel<Warp, Body>;
+  threads = std::min(threads, Runtime::max_threads(kernel));  // fewer threads if its registers demand it
   Runtime::allow_shared_bytes(kernel, scratch_bytes);
   int const per_sm = std::max(1, Runtime::occupancy(kernel, threads, scratch_bytes));
   index_t const blocks = std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
@@ -130,8 +137,13 @@ template <class Warp, class Runtime>
 struct exec {
   using warp_type = Warp;
   static constexpr bool has_clusters = false;
+  /// Whether block programs should load 16-byte chunks (four 4-byte items) per thread.
+  static constexpr bool vector_loads = true;
   typename Runtime::stream_t stream{};
   std::size_t block_local_bytes() const { return Runtime::max_block_shared_bytes(); }
+  /// What privatize's replication rule may spend on copies of one table: 58% of a block's shared
+  /// memory (132 KiB on H100/H200), from the replication sweep (algorithms/privatize.hpp).
+  std::size_t replication_budget_bytes() const { return block_local_bytes() / 100 * 58; }
   /// Two blocks per multiprocessor: what a block program with a large table gets (the launch computes the true number).
   int resident_blocks_hint() const { return 2 * Runtime::multiprocessors(); }
   template <class Body>

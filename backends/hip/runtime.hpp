@@ -41,6 +41,13 @@ struct runtime {
     return blocks;
   }
   static void synchronize(hipStream_t s) { CALM_HIP_CHECK(hipStreamSynchronize(s)); }
+  /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
+  template <class Kernel>
+  static int max_threads(Kernel kernel) {
+    hipFuncAttributes a{};
+    CALM_HIP_CHECK(hipFuncGetAttributes(&a, reinterpret_cast<void const*>(kernel)));
+    return a.maxThreadsPerBlock;
+  }
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
     CALM_HIP_CHECK(hipMalloc(&p, bytes));

@@ -55,7 +55,7 @@ class block {
     for (int base = 0; base < threads_; base += W) {
       lane_array<int, W> tid;
       CALM_SIMD for (int i = 0; i < W; ++i) tid.v[i] = base + i;
-      f(warp<W>{first_lanes<mask_t>(std::min(W, threads_ - base)), (index_ * threads_ + base) / W}, tid);
+      f(warp<W>{first_lanes<mask_t>(std::min(W, threads_ - base)), index_ * ((threads_ + W - 1) / W) + base / W}, tid);
     }
   }
 
@@ -125,7 +125,13 @@ template <int W = CALM_HOST_WARP_SIZE>
 struct exec {
   using warp_type = warp<W>;
   static constexpr bool has_clusters = false;
+  /// Chunks of four items per lane: measured faster on the host too (3.9 against 2.4 GB/s for a
+  /// privatized histogram of 2^24 keys on 2 cores), as each lane value then covers 4W items.
+  static constexpr bool vector_loads = true;
   std::size_t block_local_bytes() const { return max_block_scratch_bytes; }
+  /// What privatize's replication rule may spend on one thread's copies: 256 KiB, half of a core's L2
+  /// on the reference machine (a per-thread copy must stay in cache to beat the array reduction).
+  std::size_t replication_budget_bytes() const { return std::size_t(256) << 10; }
   int resident_blocks_hint() const { return host_threads(); }
   template <class Body>
   void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) const {

@@ -38,6 +38,8 @@ struct warp {
 
   lane_mask active() const { return mask; }
   bool is_active(int lane) const { return (mask >> lane) & lane_mask(1); }
+  /// Every lane active: the common case, whose loops need no per-lane test.
+  bool is_full() const { return mask == first_lanes<lane_mask>(W); }
 
   varying<int> lane_id() const {
     varying<int> r;
@@ -162,13 +164,21 @@ struct warp {
   template <class T, class I>
   varying<std::remove_cv_t<T>> load(T* p, varying<I> const& idx) const {
     varying<std::remove_cv_t<T>> r;
-    for (int i = 0; i < W; ++i) r.v[i] = is_active(i) ? p[idx.v[i]] : std::remove_cv_t<T>{};
+    if (is_full()) {
+      CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = p[idx.v[i]];
+    } else {
+      for (int i = 0; i < W; ++i) r.v[i] = is_active(i) ? p[idx.v[i]] : std::remove_cv_t<T>{};
+    }
     return r;
   }
   template <class T, class I, class V>
   void store(T* p, varying<I> const& idx, V const& v) const {
-    for (int i = 0; i < W; ++i)
-      if (is_active(i)) p[idx.v[i]] = static_cast<T>(calm::detail::lane_get(v, i));
+    if (is_full()) {  // in lane order: of lanes storing to one element the highest remains
+      for (int i = 0; i < W; ++i) p[idx.v[i]] = static_cast<T>(calm::detail::lane_get(v, i));
+    } else {
+      for (int i = 0; i < W; ++i)
+        if (is_active(i)) p[idx.v[i]] = static_cast<T>(calm::detail::lane_get(v, i));
+    }
   }
 
   /// A uniform index: every active lane reads (writes) the same element; of several writers the
@@ -187,6 +197,13 @@ struct warp {
   void atomic_update(Op op, Scope s, A const& addr, V const& value) const {
     using P = std::decay_t<decltype(calm::detail::lane_get(addr, 0))>;
     using T = std::remove_pointer_t<P>;
+    if (is_full()) {  // lanes in order, one after another (equal addresses see each other's updates)
+      for (int i = 0; i < W; ++i) {
+        CALM_COUNT(atomics);
+        atomic_fetch(op, s, calm::detail::lane_get(addr, i), static_cast<T>(calm::detail::lane_get(value, i)));
+      }
+      return;
+    }
     for (int i = 0; i < W; ++i)
       if (is_active(i)) {
         CALM_COUNT(atomics);

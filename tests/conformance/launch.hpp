@@ -28,6 +28,52 @@ TEST_CASE("launch: block programs cover every block and thread, phases in order"
   require_equal(order.download(), e_order, "block-local writes visible after sync");
 }
 
+TEST_CASE("launch: group_index is uniform over each warp and distinct between warps, any block size", "[launch][block]") {
+  using namespace calm_test;
+  int const threads = GENERATE(1, 31, 100, 257, 1024);
+  index_t const blocks = 7;
+  CAPTURE(name, warp_size(), threads);
+  int const warps_per_block = (threads + warp_size() - 1) / warp_size();
+  buffer<long long> gid(blocks * threads), same(blocks * threads);
+  long long *pg = gid.data(), *ps = same.data();
+  for_each_block(blocks, threads, 0, CALM_LAMBDA(auto const& blk) {
+    index_t const base = blk.index() * blk.threads();
+    blk.for_each_warp([&](auto const& w, auto tid) {
+      long long const g = static_cast<long long>(calm::group_index(w));
+      calm::store(w, pg, base + tid, g);
+      // every active lane agrees with the leader's value
+      auto const agree = calm::ballot(w, calm::shuffle(w, calm::varying<std::decay_t<decltype(w)>, long long>(g), calm::leader_lane(w)) == g);
+      calm::store(w, ps, base + tid, static_cast<long long>(agree == calm::active_mask(w)));
+    });
+  });
+  synchronize();
+  auto const g = gid.download();
+  require_equal(same.download(), std::vector<long long>(blocks * threads, 1), "group_index uniform over the warp");
+  std::set<long long> distinct;
+  for (index_t b = 0; b < blocks; ++b)
+    for (int w = 0; w < warps_per_block; ++w) distinct.insert(g[b * threads + w * warp_size()]);
+  REQUIRE(distinct.size() == static_cast<std::size_t>(blocks * warps_per_block));
+}
+
+TEST_CASE("launch: for_each_tile gives each tile to one block, resident launches cover every tile", "[launch][block]") {
+  using namespace calm_test;
+  index_t const tiles = GENERATE(0, 1, 7, 1000, 100003);
+  int const threads = GENERATE(32, 100);
+  CAPTURE(name, warp_size(), tiles, threads);
+  buffer<int> hits(tiles);
+  hits.fill_bytes(0);
+  int* ph = hits.data();
+  exec{}.for_each_resident_block(std::max<index_t>(tiles, 1), threads, 0, CALM_LAMBDA(auto const& blk) {
+    blk.for_each_tile(tiles, [&](index_t t) {
+      blk.for_each_warp([&](auto const& w, auto tid) {
+        calm::when(w, tid == 0, [&](auto const& l) { calm::atomic_update(l, calm::plus{}, calm::scope::device{}, ph + t, 1); });
+      });
+    });
+  });
+  synchronize();
+  require_equal(hits.download(), std::vector<int>(tiles, 1), "each tile once");
+}
+
 TEST_CASE("launch: bad arguments throw before launching and leave memory as it was", "[launch][errors]") {
   using namespace calm_test;
   CAPTURE(name);
