@@ -24,4 +24,6 @@
 #include "algorithms/private_table.hpp"
 #include "algorithms/privatize.hpp"
 #include "algorithms/two_level.hpp"
+#include "algorithms/hot_key_cache.hpp"
+#include "algorithms/cluster_privatize.hpp"
 #include "backends/per_lane.hpp"

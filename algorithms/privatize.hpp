@@ -101,9 +101,56 @@ CALM_HD auto component(C const& c, int j) {
 /// keep the memory system busy.
 constexpr int loads_in_flight = 4;
 
-/// The block program of privatize_scatter: clear the private table, stream tiles of threads x
-/// loads_in_flight chunks of Vec items (the backend's block says which tiles are this block's), then
-/// merge the copies into the device table.
+/// Items a block program's tile covers: threads x loads_in_flight chunks of Vec items.
+template <int Vec>
+CALM_HD index_t tile_items(index_t threads) {
+  return threads * loads_in_flight * Vec;
+}
+
+/// The streaming loop of the block programs: f(w, t, key, value) for each of this block's items of
+/// keys[0, n) and values (a T const* or a same_value): tiles of threads x loads_in_flight chunks of
+/// Vec items (the backend's block says which tiles are this block's), all loads of a full tile issued
+/// before its updates; block 0 also takes the last n % Vec items. `only_first_tile` stops after the
+/// block's first tile (a sample). Every thread of the block calls it.
+template <int Vec, class Block, class K, class Values, class F>
+CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false) {
+  constexpr int U = loads_in_flight;
+  index_t const chunks = n / Vec;
+  index_t const threads = blk.threads(), tile_chunks = threads * U;
+  bool first = true;
+  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+    if (only_first_tile && !first) return;
+    first = false;
+    index_t const base = tile * tile_chunks;
+    bool const full = base + tile_chunks <= chunks;
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const c0 = map([base](int tt) { return base + tt; }, t);
+      auto const apply = [&](auto const& v, auto const& kc, auto const& vc) {
+        for (int j = 0; j < Vec; ++j) f(v, t, component(kc, j), component(vc, j));
+      };
+      if (full) {  // every load first, then every update
+        decltype(load_chunk<Vec>(w, keys, c0)) kc[U];
+        decltype(load_chunk<Vec>(w, values, c0)) vc[U];
+        for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w, keys, c0 + u * threads);
+        for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w, values, c0 + u * threads);
+        for (int u = 0; u < U; ++u) apply(w, kc[u], vc[u]);
+      } else {
+        for (int u = 0; u < U; ++u) {
+          auto const c = c0 + u * threads;
+          when(w, c < chunks, [&](auto const& v) { apply(v, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
+        }
+      }
+    });
+  });
+  if (Vec > 1 && blk.index() == 0 && !only_first_tile)  // the last n % Vec items
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
+      when(w, i < n, [&](auto const& v) { f(v, t, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
+    });
+}
+
+/// The block program of privatize_scatter: clear the private table, stream the block's items into
+/// it, merge the copies into the device table.
 template <int Vec, class Strategy, class Op, class K, class Values, class T>
 struct privatized_scatter_program {
   Op op;
@@ -116,43 +163,11 @@ struct privatized_scatter_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    constexpr int U = loads_in_flight;
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
     tab.clear(blk, op);
-    index_t const chunks = n / Vec;
-    index_t const threads = blk.threads(), tile_chunks = threads * U;
-    blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
-      index_t const base = tile * tile_chunks;
-      bool const full = base + tile_chunks <= chunks;
-      blk.for_each_warp([&](auto const& w, auto t) {
-        auto const mine = tab.copy_base(t);
-        auto const c0 = map([base](int tt) { return base + tt; }, t);
-        auto const apply = [&](auto const& v, auto const& kc, auto const& vc) {
-          for (int j = 0; j < Vec; ++j)
-            update(v, op, scope::block_local{}, tab.slot(mine, component(kc, j)), component(vc, j), strategy);
-        };
-        if (full) {  // every load first, then every update
-          decltype(load_chunk<Vec>(w, keys, c0)) kc[U];
-          decltype(load_chunk<Vec>(w, values, c0)) vc[U];
-          for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w, keys, c0 + u * threads);
-          for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w, values, c0 + u * threads);
-          for (int u = 0; u < U; ++u) apply(w, kc[u], vc[u]);
-        } else {
-          for (int u = 0; u < U; ++u) {
-            auto const c = c0 + u * threads;
-            when(w, c < chunks, [&](auto const& v) { apply(v, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
-          }
-        }
-      });
+    stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const& t, auto const& k, auto const& v) {
+      update(w, op, scope::block_local{}, tab.slot(tab.copy_base(t), k), v, strategy);
     });
-    if (Vec > 1 && blk.index() == 0)  // the last n % Vec items
-      blk.for_each_warp([&](auto const& w, auto t) {
-        auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
-        when(w, i < n, [&](auto const& v) {
-          update(v, op, scope::block_local{}, tab.slot(tab.copy_base(t), load(v, keys, i)),
-                 component(load_chunk<1>(v, values, i), 0), strategy);
-        });
-      });
     tab.merge_into(blk, op, scope::device{}, out);
   }
 };
@@ -193,7 +208,7 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
   using VS = std::decay_t<decltype(vals)>;
-  index_t const tiles = (n + plan.threads * 4 * detail::loads_in_flight - 1) / (plan.threads * 4 * detail::loads_in_flight);
+  index_t const tiles = (n + detail::tile_items<4>(plan.threads) - 1) / detail::tile_items<4>(plan.threads);
   bool aligned = Exec::vector_loads && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
   if constexpr (std::is_pointer<VS>::value) aligned = aligned && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0 && sizeof(T) * 4 <= 32;
   if (aligned)

@@ -81,6 +81,75 @@ void privatized_scatter(benchmark::State& state, Strategy strategy, dist d, std:
   report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
 }
 
+template <bool Weighted>
+void hot_key_case(benchmark::State& state, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
+  auto run = [&] {
+    if constexpr (Weighted) calm::hot_key_scatter(calm::plus{}, pk, weights().data(), static_cast<index_t>(n), table.data(), bins);
+    else calm::hot_key_scatter(calm::plus{}, pk, calm::constant(1u), static_cast<index_t>(n), table.data(), bins);
+  };
+  table.fill_bytes(0);
+  run();
+  if constexpr (!Weighted) {
+    if (!counts_ok(table.download(), n)) state.SkipWithError("hot-key histogram lost counts");
+  }
+  for (auto _ : state) {
+    table.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
+}
+
+template <bool Weighted>
+void cluster_case(benchmark::State& state, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
+  auto run = [&] {
+    if constexpr (Weighted) calm::cluster_privatize_scatter(calm::plus{}, pk, weights().data(), static_cast<index_t>(n), table.data(), bins);
+    else calm::cluster_privatize_scatter(calm::plus{}, pk, calm::constant(1u), static_cast<index_t>(n), table.data(), bins);
+  };
+  table.fill_bytes(0);
+  try {
+    run();
+  } catch (calm::error const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  if constexpr (!Weighted) {
+    if (!counts_ok(table.download(), n)) state.SkipWithError("cluster histogram lost counts");
+  }
+  for (auto _ : state) {
+    table.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
+}
+
+/// One device atomic per key (what Kokkos ScatterView and a plain atomicAdd loop do), for the sizes above one block.
+template <bool Weighted>
+void naive_case(benchmark::State& state, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  float const* pw = weights().data();
+  backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
+  auto* pt = table.data();
+  auto run = [&] {
+    backend::for_each_index(static_cast<index_t>(n), CALM_LAMBDA(auto const& w, auto i) {
+      (void)pw, (void)pt, (void)pk;  // nvcc: capture outside the if constexpr
+      if constexpr (Weighted) calm::atomic_update(w, calm::plus{}, calm::scope::device{}, pt + calm::load(w, pk, i), calm::load(w, pw, i));
+      else calm::atomic_update(w, calm::plus{}, calm::scope::device{}, pt + calm::load(w, pk, i), 1u);
+    });
+  };
+  for (auto _ : state) {
+    table.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
+}
+
 #if defined(CALM_BACKEND_CUDA)
 void cub_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
   std::size_t const n = keys_n();
@@ -184,6 +253,24 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
 #endif
     }
   }
+  // tables too large to privatize: the hot-key cache (naive atomics for these sizes: bench_strategies)
+  for (dist d : all_dists())
+    for (std::uint32_t bins : {1u << 20}) {
+      add("histogram" + tail("hot_key", d, bins), hot_key_case<false>, d, bins);
+      add("scatter_f32" + tail("hot_key", d, bins), hot_key_case<true>, d, bins);
+      add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
+      add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
+    }
+  // tables between one block's shared memory and a cluster's (8K to 256K bins on sm_90)
+  for (dist d : all_dists())
+    for (std::uint32_t bins : {8192u, 16384u, 32768u, 65536u, 131072u, 262144u}) {
+      add("histogram" + tail("cluster", d, bins), cluster_case<false>, d, bins);
+      add("scatter_f32" + tail("cluster", d, bins), cluster_case<true>, d, bins);
+      add("histogram" + tail("hot_key", d, bins), hot_key_case<false>, d, bins);
+      add("scatter_f32" + tail("hot_key", d, bins), hot_key_case<true>, d, bins);
+      add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
+      add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
+    }
   // the replication sweep: R copies, padding 0 or 1, cyclic or blocked mapping
   for (dist d : {dist::uniform, dist::runs32, dist::halfhot, dist::image})
     for (std::uint32_t bins : {32u, 256u, 1024u, 4096u, 12288u})

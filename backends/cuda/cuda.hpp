@@ -4,6 +4,7 @@
 
 #include "atomic.hpp"
 #include "check.hpp"
+#include "cluster.hpp"
 #include "runtime.hpp"
 #include "warp.hpp"
 

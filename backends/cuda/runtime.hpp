@@ -66,7 +66,6 @@ struct runtime {
 };
 
 using block = gpu::block<warp>;
-using exec = gpu::exec<warp, runtime>;
 template <class T>
 using device_buffer = gpu::device_buffer<T, runtime>;
 

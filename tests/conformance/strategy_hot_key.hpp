@@ -1,0 +1,78 @@
+// Conformance: hot_key_scatter (hot keys voted into a block-local cache, the rest merged by peer_reduce
+// into the device table) against the sequential reference: ops and types, key kinds, tables from one
+// entry to 2^20, cache sizes and vote thresholds, keys outside the table, and the errors it gives.
+#pragma once
+
+#include "../support/scatter_reference.hpp"
+
+namespace calm_test {
+
+template <class Op, class T, class K = std::uint32_t>
+void check_hot_key(keys_kind kind, index_t n, index_t bins, calm::hot_key_options opt = {}, bool weighted = true, bool stray = false,
+                   int key_offset = 0) {
+  auto g = rng(8111 + static_cast<int>(kind) * 17 + n + bins * 5 + opt.slots + opt.votes);
+  auto keys = table_keys<K>(n + key_offset, kind, bins, g, stray);
+  auto vals = random_operands<Op, T>(n, g);
+  auto init = random_operands<Op, T>(bins, g);
+  buffer<K> dkeys(keys);
+  buffer<T> dvals(vals), table(init);
+  INFO("hot keys: " << to_string(kind) << ", n " << n << ", bins " << bins << ", slots " << opt.slots << ", votes " << opt.votes
+                    << ", threads " << opt.threads << ", weighted " << weighted << ", stray " << stray << ", offset " << key_offset);
+  K const* pk = dkeys.data() + key_offset;
+  if (weighted) {
+    calm::hot_key_scatter(Op{}, pk, static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
+  } else {
+    T const one = vals.empty() ? T(1) : vals[0];
+    calm::hot_key_scatter(Op{}, pk, calm::constant(one), n, table.data(), bins, opt, exec{});
+    std::fill(vals.begin(), vals.end(), one);
+  }
+  synchronize();
+  std::vector<K> used(keys.begin() + key_offset, keys.end());
+  verify_scatter<Op, T>(init, used, vals, table.download(), "hot_key_scatter");
+}
+
+}  // namespace calm_test
+
+TEST_CASE("hot_key_scatter: ops, types, key kinds and table sizes", "[strategy][hot_key]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 7, 4099, 1 << 20);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size());
+  check_hot_key<calm::plus, std::uint32_t>(kind, n, bins, {}, false);
+  check_hot_key<calm::plus, float>(kind, n, bins);
+  check_hot_key<calm::max, std::int32_t, std::int32_t>(kind, n, bins, {}, true, true);
+  check_hot_key<calm::min, double, std::uint16_t>(kind, n, std::min<index_t>(bins, 65536));
+}
+
+TEST_CASE("hot_key_scatter: cache sizes, vote thresholds, block sizes, unaligned keys", "[strategy][hot_key]") {
+  using namespace calm_test;
+  int const slots = GENERATE(2, 16, 256, 4096);
+  int const votes = GENERATE(1, 4, 33);
+  int const threads = GENERATE(32, 100, 512);
+  keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::zipf);
+  calm::hot_key_options const opt{slots, votes, threads};
+  CAPTURE(name, warp_size());
+  check_hot_key<calm::plus, float>(kind, 30011, 5000, opt);
+  check_hot_key<calm::plus, std::uint64_t, std::int64_t>(kind, 30011, 5000, opt, true, true, 1);
+  check_hot_key<calm::bit_or, std::uint32_t>(kind, 30011, 100000, opt);
+}
+
+TEST_CASE("hot_key_scatter: bad input throws before launching and leaves the table as it was", "[strategy][hot_key]") {
+  using namespace calm_test;
+  std::vector<float> init(16, 2.5f);
+  buffer<std::uint32_t> dk(std::vector<std::uint32_t>(100, 3));
+  buffer<float> vals(std::vector<float>(100, 1.0f)), table(init);
+  auto scatter = [&](index_t n, std::uint32_t const* k, float* t, index_t bins, calm::hot_key_options o) {
+    calm::hot_key_scatter(calm::plus{}, k, static_cast<float const*>(vals.data()), n, t, bins, o, exec{});
+  };
+  REQUIRE_THROWS_AS(scatter(-1, dk.data(), table.data(), 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, nullptr, table.data(), 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), nullptr, 16, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), -1, {}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {100, 4, 256}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {256, 0, 256}), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {256, 4, 0}), calm::error);
+  synchronize();
+  require_equal(table.download(), init, "table after rejected calls");
+}
