@@ -62,6 +62,13 @@ struct cluster_scatter_program {
   }
 };
 
+/// Whether Exec runs cluster programs that apply Op to T (the backend says which ops it trusts).
+template <class Exec, class Op, class T>
+constexpr bool clusters_for() {
+  if constexpr (Exec::has_clusters) return Exec::template cluster_atomic<Op, T>;
+  else return false;
+}
+
 }  // namespace detail
 
 /// The entries of T one cluster holds on exec (0 where the backend has no clusters).
@@ -74,7 +81,8 @@ index_t cluster_capacity(Exec const& ex) {
 /// As privatize_scatter for tables larger than one block holds: the table is spread over the
 /// block-local memory of a cluster of blocks (CUDA on sm_90: distributed shared memory), each key
 /// updated in the block that holds it, then each block's part merged into the device table. Where the
-/// backend has no clusters (Exec::has_clusters is false: HIP, the host) it falls back to
+/// backend has no clusters (Exec::has_clusters is false: HIP, the host), or does not trust its
+/// cluster atomics for Op on T (Exec::cluster_atomic: 64-bit bit operations on CUDA), it falls back to
 /// hot_key_scatter. Throws calm::error before launching on bad arguments, or if the table exceeds
 /// cluster_capacity.
 template <class Strategy = naive, class Op, class K, class Values, class T, class Exec = default_exec>
@@ -82,7 +90,7 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
                                cluster_options const& opt = {}, Strategy strategy = {}, Exec const& ex = Exec{}) {
   check_atomic_op<Op, T>();
   static_assert(std::is_integral<K>::value, "cluster_privatize_scatter: keys must be integers");
-  if constexpr (!Exec::has_clusters) {
+  if constexpr (!detail::clusters_for<Exec, Op, T>()) {
     (void)strategy;
     hot_key_options h;
     h.threads = opt.threads > 0 && opt.threads <= 1024 ? opt.threads : 512;

@@ -27,12 +27,12 @@ constexpr int hot_key_probes = 4;
 template <class T>
 struct hot_key_layout {
   int slots;
-  static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
-  std::size_t keys_offset() const { return 0; }
-  std::size_t values_offset() const { return align(static_cast<std::size_t>(slots) * sizeof(index_t)); }
-  std::size_t count_offset() const { return values_offset() + align(static_cast<std::size_t>(slots) * sizeof(T)); }
-  std::size_t candidates_offset() const { return count_offset() + 16; }
-  std::size_t bytes() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
+  CALM_HD static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
+  CALM_HD std::size_t keys_offset() const { return 0; }
+  CALM_HD std::size_t values_offset() const { return align(static_cast<std::size_t>(slots) * sizeof(index_t)); }
+  CALM_HD std::size_t count_offset() const { return values_offset() + align(static_cast<std::size_t>(slots) * sizeof(T)); }
+  CALM_HD std::size_t candidates_offset() const { return count_offset() + 16; }
+  CALM_HD std::size_t bytes() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
 };
 
 template <class K>

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <string>
 
 #include "../../core/error.hpp"
@@ -89,6 +90,13 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
 /// for_each_resident_cluster.
 struct exec : gpu::exec<warp, runtime> {
   static constexpr bool has_clusters = true;
+  /// Whether cluster programs may apply Op to T in another block's shared memory. 64-bit and/or/xor
+  /// are left out: atomicXor on 64-bit words of distributed shared memory gave wrong tables on an
+  /// H100 (CUDA 13.0, driver 580.159; tests/conformance/strategy_cluster.hpp), while 64-bit add, min
+  /// and max were right.
+  template <class Op, class T>
+  static constexpr bool cluster_atomic =
+      !(sizeof(T) == 8 && (std::is_same<Op, bit_and>::value || std::is_same<Op, bit_or>::value || std::is_same<Op, bit_xor>::value));
   /// The portable cluster size (8 blocks).
   int max_cluster_size() const { return 8; }
   template <class Body>
