@@ -263,7 +263,7 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
     }
   // tables between one block's shared memory and a cluster's (8K to 256K bins on sm_90)
   for (dist d : all_dists())
-    for (std::uint32_t bins : {8192u, 16384u, 32768u, 65536u, 131072u, 262144u}) {
+    for (std::uint32_t bins : {8192u, 16384u, 32768u, 65536u, 131072u, 262144u, 458752u}) {
       add("histogram" + tail("cluster", d, bins), cluster_case<false>, d, bins);
       add("scatter_f32" + tail("cluster", d, bins), cluster_case<true>, d, bins);
       add("histogram" + tail("hot_key", d, bins), hot_key_case<false>, d, bins);
