@@ -4,7 +4,8 @@
     python3 perf/report.py results.json [more.json ...] [--out table.md]
 
 Rows are (workload, distribution, bins); columns are the strategies and peers that ran, in GB/s of
-input read, each with its fraction of the device copy bandwidth measured in the same process.
+input read, each with its fraction of the device read rate measured in the same process (16-byte
+loads; the copy bandwidth for older results that lack it).
 """
 import argparse
 import json
@@ -38,14 +39,16 @@ def table(doc):
         key = (workload, dist, int(bins))
         if strategy not in columns:
             columns.append(strategy)
-        rows.setdefault(key, {})[strategy] = (b.get("GBps", 0.0), b.get("of_copy", 0.0))
+        frac = b.get("of_read", b.get("of_copy", 0.0))
+        rows.setdefault(key, {})[strategy] = (b.get("GBps", 0.0), frac)
     out = []
-    out.append("device: %s; backend: %s; keys: %s; copy bandwidth %.1f GB/s (read + write)" % (
+    out.append("device: %s; backend: %s; keys: %s; copy bandwidth %.1f GB/s (read + write); read rate %s GB/s" % (
         ctx.get("calm_device", "?"), ctx.get("calm_backend", "?"), ctx.get("calm_keys", "?"),
-        float(ctx.get("calm_copy_GBps", copy or 0))))
+        float(ctx.get("calm_copy_GBps", copy or 0)), ctx.get("calm_read_GBps", "?")))
     out.append("date: %s; host: %s" % (ctx.get("date", "?"), ctx.get("host_name", "?")))
     out.append("")
-    out.append("GB/s of keys read (fraction of copy bandwidth)")
+    out.append("GB/s of input read (keys, plus values for scatters); in brackets the fraction of the read rate "
+               "(of the copy bandwidth for results without one)")
     out.append("")
     out.append("| workload | dist | bins | " + " | ".join(columns) + " |")
     out.append("|---|---|---:|" + "---:|" * len(columns))
