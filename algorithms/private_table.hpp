@@ -36,7 +36,8 @@ struct private_layout {
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(entries()) * sizeof(T); }
   /// The copy that thread t of a block of `threads` threads updates.
   CALM_HD constexpr int copy_of(int t, int threads) const {
-    return mapping == copy_mapping::cyclic ? t % copies : t / ((threads + copies - 1) / copies);
+    if (mapping == copy_mapping::cyclic) return (copies & (copies - 1)) == 0 ? t & (copies - 1) : t % copies;  // no division for R = 2^k
+    return t / ((threads + copies - 1) / copies);
   }
 };
 

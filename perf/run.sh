@@ -19,8 +19,9 @@ cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
 out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
 sweep=${CALM_SWEEP:-$([ "$backend" = openmp ] && echo short || echo full)}
 filter=()
-# the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy, both workloads
-[ "$sweep" = short ] && filter=(--benchmark_filter='copy|setup_cost|/(uniform|runs32|halfhot)/(1|256|65536)/')
+# the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy and peer, both
+# workloads, and the global max (the replication sweep, rsweep_*, only in the full one)
+[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max)|^(histogram|scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)/')
 "$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
   --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
 echo
