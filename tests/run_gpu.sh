@@ -27,7 +27,7 @@ bin="$root/cuda/tests/conformance_cuda"
 if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     filter='[lanes],[votes],[divergence],[launch],[example],[per_lane],[threshold]'
-    [ $tool = racecheck ] && filter='[block],[block_scope]'
+    [ $tool = racecheck ] && filter='[block],[block_scope],[privatize],[two_level],[hot_key]'
     echo "== compute-sanitizer --tool $tool $filter" | tee -a "$log"
     timeout "${CALM_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 \
       | tail -5 | tee -a "$log" || status=1
