@@ -39,6 +39,19 @@ std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, 
 /// The keys of make_keys on the device, generated once per (bins, d) and kept for later cases.
 backend::device_buffer<std::uint32_t> const& device_keys(std::uint32_t bins, dist d);
 
+/// Keys per case: 2^log2_keys().
+inline std::size_t keys_n() { return std::size_t(1) << log2_keys(); }
+
+/// Weights for the scatters, keys_n() of them: 1 + (i % 7) / 4, generated once.
+inline backend::device_buffer<float> const& weights() {
+  static backend::device_buffer<float> w = [] {
+    std::vector<float> h(keys_n());
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = 1.0f + static_cast<float>(i % 7) * 0.25f;
+    return backend::device_buffer<float>(h);
+  }();
+  return w;
+}
+
 /// Seconds of device work done by f (synchronized before the clock stops).
 template <class F>
 double time_device(F&& f) {

@@ -13,17 +13,6 @@
 namespace calm_bench {
 namespace {
 
-std::size_t keys_n() { return std::size_t(1) << log2_keys(); }
-
-backend::device_buffer<float> const& weights() {
-  static backend::device_buffer<float> w = [] {
-    std::vector<float> h(keys_n());
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = 1.0f + static_cast<float>(i % 7) * 0.25f;
-    return backend::device_buffer<float>(h);
-  }();
-  return w;
-}
-
 bool counts_ok(std::vector<std::uint32_t> const& h, std::size_t n) {
   std::uint64_t total = 0;
   for (auto c : h) total += c;
@@ -81,35 +70,21 @@ void privatized_scatter(benchmark::State& state, Strategy strategy, dist d, std:
   report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
 }
 
-template <bool Weighted>
-void hot_key_case(benchmark::State& state, dist d, std::uint32_t bins) {
-  std::size_t const n = keys_n();
-  std::uint32_t const* pk = device_keys(bins, d).data();
-  backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
-  auto run = [&] {
-    if constexpr (Weighted) calm::hot_key_scatter(calm::plus{}, pk, weights().data(), static_cast<index_t>(n), table.data(), bins);
-    else calm::hot_key_scatter(calm::plus{}, pk, calm::constant(1u), static_cast<index_t>(n), table.data(), bins);
-  };
-  table.fill_bytes(0);
-  run();
-  if constexpr (!Weighted) {
-    if (!counts_ok(table.download(), n)) state.SkipWithError("hot-key histogram lost counts");
-  }
-  for (auto _ : state) {
-    table.fill_bytes(0);
-    state.SetIterationTime(time_device(run));
-  }
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
-}
+/// The routines for tables above one block's memory, as benchmark cases.
+enum class large_table { hot_key, cluster };
 
 template <bool Weighted>
-void cluster_case(benchmark::State& state, dist d, std::uint32_t bins) {
+void large_table_case(benchmark::State& state, large_table routine, dist d, std::uint32_t bins) {
   std::size_t const n = keys_n();
   std::uint32_t const* pk = device_keys(bins, d).data();
   backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
+  auto call = [&](auto values) {
+    if (routine == large_table::hot_key) calm::hot_key_scatter(calm::plus{}, pk, values, static_cast<index_t>(n), table.data(), bins);
+    else calm::cluster_privatize_scatter(calm::plus{}, pk, values, static_cast<index_t>(n), table.data(), bins);
+  };
   auto run = [&] {
-    if constexpr (Weighted) calm::cluster_privatize_scatter(calm::plus{}, pk, weights().data(), static_cast<index_t>(n), table.data(), bins);
-    else calm::cluster_privatize_scatter(calm::plus{}, pk, calm::constant(1u), static_cast<index_t>(n), table.data(), bins);
+    if constexpr (Weighted) call(weights().data());
+    else call(calm::constant(1u));
   };
   table.fill_bytes(0);
   try {
@@ -119,7 +94,7 @@ void cluster_case(benchmark::State& state, dist d, std::uint32_t bins) {
     return;
   }
   if constexpr (!Weighted) {
-    if (!counts_ok(table.download(), n)) state.SkipWithError("cluster histogram lost counts");
+    if (!counts_ok(table.download(), n)) state.SkipWithError("histogram lost counts");
   }
   for (auto _ : state) {
     table.fill_bytes(0);
@@ -256,18 +231,18 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
   // tables too large to privatize: the hot-key cache (naive atomics for these sizes: bench_strategies)
   for (dist d : all_dists())
     for (std::uint32_t bins : {1u << 20}) {
-      add("histogram" + tail("hot_key", d, bins), hot_key_case<false>, d, bins);
-      add("scatter_f32" + tail("hot_key", d, bins), hot_key_case<true>, d, bins);
+      add("histogram" + tail("hot_key", d, bins), large_table_case<false>, large_table::hot_key, d, bins);
+      add("scatter_f32" + tail("hot_key", d, bins), large_table_case<true>, large_table::hot_key, d, bins);
       add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
       add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
     }
   // tables between one block's shared memory and a cluster's (8K to 256K bins on sm_90)
   for (dist d : all_dists())
     for (std::uint32_t bins : {8192u, 16384u, 32768u, 65536u, 131072u, 262144u, 458752u}) {
-      add("histogram" + tail("cluster", d, bins), cluster_case<false>, d, bins);
-      add("scatter_f32" + tail("cluster", d, bins), cluster_case<true>, d, bins);
-      add("histogram" + tail("hot_key", d, bins), hot_key_case<false>, d, bins);
-      add("scatter_f32" + tail("hot_key", d, bins), hot_key_case<true>, d, bins);
+      add("histogram" + tail("cluster", d, bins), large_table_case<false>, large_table::cluster, d, bins);
+      add("scatter_f32" + tail("cluster", d, bins), large_table_case<true>, large_table::cluster, d, bins);
+      add("histogram" + tail("hot_key", d, bins), large_table_case<false>, large_table::hot_key, d, bins);
+      add("scatter_f32" + tail("hot_key", d, bins), large_table_case<true>, large_table::hot_key, d, bins);
       add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
       add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
     }

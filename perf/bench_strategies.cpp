@@ -8,17 +8,6 @@
 namespace calm_bench {
 namespace {
 
-std::size_t keys_n() { return std::size_t(1) << log2_keys(); }
-
-backend::device_buffer<float> const& weights() {
-  static backend::device_buffer<float> w = [] {
-    std::vector<float> h(keys_n());
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = 1.0f + static_cast<float>(i % 7) * 0.25f;
-    return backend::device_buffer<float>(h);
-  }();
-  return w;
-}
-
 template <class Strategy>
 void histogram_case(benchmark::State& state, Strategy strategy, dist d, std::uint32_t bins) {
   std::size_t const n = keys_n();
