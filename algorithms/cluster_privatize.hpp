@@ -96,12 +96,7 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
     h.threads = opt.threads > 0 && opt.threads <= 1024 ? opt.threads : 512;
     hot_key_scatter(op, keys, values, n, table, bins, h, ex);
   } else {
-    require(n >= 0, errc::invalid_argument, "cluster_privatize_scatter: n = " + std::to_string(n) + " is negative");
-    require(bins >= 0, errc::invalid_argument, "cluster_privatize_scatter: negative table size");
-    require(n == 0 || keys != nullptr, errc::invalid_argument, "cluster_privatize_scatter: keys is null");
-    require(bins == 0 || table != nullptr, errc::invalid_argument, "cluster_privatize_scatter: table is null");
-    if constexpr (std::is_pointer<Values>::value)
-      require(n == 0 || values != nullptr, errc::invalid_argument, "cluster_privatize_scatter: values is null");
+    detail::check_scatter_arguments("cluster_privatize_scatter", n, keys, values, table, bins);
     require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "cluster_privatize_scatter: threads must be in [1, 1024]");
     require(opt.cluster_size >= 0 && opt.cluster_size <= ex.max_cluster_size(), errc::invalid_argument,
             "cluster_privatize_scatter: cluster size must be in [0, " + std::to_string(ex.max_cluster_size()) + "]");
@@ -122,9 +117,7 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
     using VS = std::decay_t<decltype(vals)>;
     std::size_t const bytes = static_cast<std::size_t>(per + 1) * sizeof(T);
     index_t const tiles = (n + detail::tile_items<4>(opt.threads) - 1) / detail::tile_items<4>(opt.threads);
-    bool aligned = reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
-    if constexpr (std::is_pointer<VS>::value) aligned = aligned && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0 && sizeof(T) * 4 <= 32;
-    if (aligned)
+    if (detail::chunk_loads<Exec>(keys, vals))
       ex.for_each_resident_cluster((tiles + c - 1) / c, c, opt.threads, bytes,
                                    detail::cluster_scatter_program<4, Strategy, Op, K, VS, T>{op, keys, vals, n, table, bins, per, strategy});
     else

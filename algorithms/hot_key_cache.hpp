@@ -35,12 +35,6 @@ struct hot_key_layout {
   CALM_HD std::size_t bytes() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
 };
 
-template <class K>
-CALM_HD bool key_in_table(K k, index_t bins) {
-  if constexpr (std::is_signed<K>::value) return k >= 0 && static_cast<index_t>(k) < bins;
-  else return static_cast<index_t>(k) < bins;
-}
-
 CALM_HD inline int hot_key_hash(index_t k, int slots) {
   return static_cast<int>(full_cycle_sequence(static_cast<std::uint32_t>(k) ^ static_cast<std::uint32_t>(k >> 32)) & static_cast<std::uint32_t>(slots - 1));
 }
@@ -121,7 +115,7 @@ struct hot_key_program {
     //    merged by peer_reduce; keys outside the table are skipped
     stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
       auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
-      auto const in = map([nbins](index_t kk) { return kk >= 0 && kk < nbins; }, key);
+      auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
       auto const h = map([nslots](index_t kk) { return hot_key_hash(kk, nslots); }, key);
       auto slot = map([](int) { return -1; }, h);
       for (int p = 0; p < hot_key_probes; ++p) {
@@ -162,12 +156,7 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
                      Exec const& ex = Exec{}) {
   check_atomic_op<Op, T>();
   static_assert(std::is_integral<K>::value, "hot_key_scatter: keys must be integers");
-  require(n >= 0, errc::invalid_argument, "hot_key_scatter: n = " + std::to_string(n) + " is negative");
-  require(bins >= 0, errc::invalid_argument, "hot_key_scatter: negative table size");
-  require(n == 0 || keys != nullptr, errc::invalid_argument, "hot_key_scatter: keys is null");
-  require(bins == 0 || table != nullptr, errc::invalid_argument, "hot_key_scatter: table is null");
-  if constexpr (std::is_pointer<Values>::value)
-    require(n == 0 || values != nullptr, errc::invalid_argument, "hot_key_scatter: values is null");
+  detail::check_scatter_arguments("hot_key_scatter", n, keys, values, table, bins);
   require(opt.slots >= 2 && opt.slots <= 4096 && (opt.slots & (opt.slots - 1)) == 0, errc::invalid_argument,
           "hot_key_scatter: slots must be a power of two in [2, 4096]");
   require(opt.votes >= 1, errc::invalid_argument, "hot_key_scatter: votes must be at least 1");
@@ -177,9 +166,7 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
   using VS = std::decay_t<decltype(vals)>;
   std::size_t const bytes = detail::hot_key_layout<T>{opt.slots}.bytes();
   index_t const tiles = (n + detail::tile_items<4>(opt.threads) - 1) / detail::tile_items<4>(opt.threads);
-  bool aligned = Exec::vector_loads && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
-  if constexpr (std::is_pointer<VS>::value) aligned = aligned && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0 && sizeof(T) * 4 <= 32;
-  if (aligned)
+  if (detail::chunk_loads<Exec>(keys, vals))
     ex.for_each_resident_block(tiles, opt.threads, bytes, detail::hot_key_program<4, Op, K, VS, T>{op, keys, vals, n, table, bins, opt.slots, opt.votes});
   else
     ex.for_each_resident_block(tiles * 4, opt.threads, bytes, detail::hot_key_program<1, Op, K, VS, T>{op, keys, vals, n, table, bins, opt.slots, opt.votes});

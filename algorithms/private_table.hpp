@@ -20,6 +20,15 @@ enum class copy_mapping {
 
 inline char const* to_string(copy_mapping m) { return m == copy_mapping::cyclic ? "cyclic" : "blocked"; }
 
+namespace detail {
+/// Whether key k names an entry of a table of `bins` entries (negative keys do not).
+template <class K>
+CALM_HD bool key_in_table(K k, index_t bins) {
+  if constexpr (std::is_signed<K>::value) return k >= 0 && static_cast<index_t>(k) < bins;
+  else return static_cast<index_t>(k) < bins;
+}
+}  // namespace detail
+
 /// The shape of a privatized table: `copies` copies of `bins` entries, each followed by `pad` unused
 /// entries, so copy r starts at entry r * (bins + pad) (one pad entry shifts each copy by one bank),
 /// and after the last copy one discard entry, where updates of keys outside the table go.
@@ -87,10 +96,7 @@ struct private_table {
   CALM_HD auto slot(B const& base, K const& k) const {
     T* const discard = data + layout.discard();
     index_t const bins = layout.bins;
-    return map([discard, bins](auto b, auto kk) {
-      if constexpr (std::is_signed<decltype(kk)>::value) return kk >= 0 && static_cast<index_t>(kk) < bins ? b + kk : discard;
-      else return static_cast<index_t>(kk) < bins ? b + kk : discard;
-    }, base, k);
+    return map([discard, bins](auto b, auto kk) { return detail::key_in_table(kk, bins) ? b + kk : discard; }, base, k);
   }
 
   /// A barrier, then each bin's copies combined and applied to out[bin] with op at scope s: one update

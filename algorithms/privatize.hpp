@@ -184,6 +184,29 @@ auto as_value_source(V const& v) {
   }
 }
 
+/// The argument checks every bulk scatter makes before launching (the table size is checked by the plan).
+template <class K, class Values, class T>
+void check_scatter_arguments(char const* who, index_t n, K const* keys, Values const& values, T const* table, index_t bins) {
+  std::string const w(who);
+  require(n >= 0, errc::invalid_argument, w + ": n = " + std::to_string(n) + " is negative");
+  require(bins >= 0, errc::invalid_argument, w + ": negative table size " + std::to_string(bins));
+  require(n == 0 || keys != nullptr, errc::invalid_argument, w + ": keys is null");
+  require(bins == 0 || table != nullptr, errc::invalid_argument, w + ": table is null");
+  if constexpr (std::is_pointer<Values>::value) require(n == 0 || values != nullptr, errc::invalid_argument, w + ": values is null");
+}
+
+/// Whether a block program may load keys (and values) four at a time: the exec wants chunk loads and
+/// both arrays are aligned to their chunk (16 bytes for 4-byte items).
+template <class Exec, class K, class VS>
+bool chunk_loads(K const* keys, VS const& vals) {
+  bool ok = Exec::vector_loads && sizeof(K) * 4 <= 16 && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0;
+  if constexpr (std::is_pointer<VS>::value) {
+    using T = std::remove_cv_t<std::remove_pointer_t<VS>>;
+    ok = ok && sizeof(T) * 4 <= 32 && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0;
+  }
+  return ok;
+}
+
 }  // namespace detail
 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n, through a copy of the table in each block's
@@ -199,19 +222,13 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
                        privatize_options const& opt = {}, Strategy strategy = {}, Exec const& ex = Exec{}) {
   check_atomic_op<Op, T>();
   static_assert(std::is_integral<K>::value, "privatize_scatter: keys must be integers");
-  require(n >= 0, errc::invalid_argument, "privatize_scatter: n = " + std::to_string(n) + " is negative");
-  require(n == 0 || keys != nullptr, errc::invalid_argument, "privatize_scatter: keys is null");
-  require(bins == 0 || table != nullptr, errc::invalid_argument, "privatize_scatter: table is null");
-  if constexpr (std::is_pointer<Values>::value)
-    require(n == 0 || values != nullptr, errc::invalid_argument, "privatize_scatter: values is null");
+  detail::check_scatter_arguments("privatize_scatter", n, keys, values, table, bins);
   privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
   using VS = std::decay_t<decltype(vals)>;
   index_t const tiles = (n + detail::tile_items<4>(plan.threads) - 1) / detail::tile_items<4>(plan.threads);
-  bool aligned = Exec::vector_loads && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0 && sizeof(K) * 4 <= 16;
-  if constexpr (std::is_pointer<VS>::value) aligned = aligned && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0 && sizeof(T) * 4 <= 32;
-  if (aligned)
+  if (detail::chunk_loads<Exec>(keys, vals))
     ex.for_each_resident_block(tiles, plan.threads, plan.bytes,
                                detail::privatized_scatter_program<4, Strategy, Op, K, VS, T>{op, keys, vals, n, table, plan.layout, strategy});
   else
