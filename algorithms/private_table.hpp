@@ -50,15 +50,33 @@ struct private_layout {
   }
 };
 
+/// One thread's views of its copies of a private_table, one per chunk u of a tile (see
+/// private_table::lane_views).
+template <class T, class Base, int U>
+struct private_lane_view {
+  Base base[U];  ///< the first entry of the copy that chunk u updates (a lane value)
+  T* discard;    ///< where updates of keys outside the table go
+  index_t bins;
+
+  /// The entry of key k in chunk u's copy; keys outside [0, bins) get the discard entry, so a lane
+  /// needs no branch for them.
+  template <class K>
+  CALM_HD auto slot(int u, K const& k) const {
+    T* const d = discard;
+    index_t const b = bins;
+    return map([d, b](auto bb, auto kk) { return detail::key_in_table(kk, b) ? bb + kk : d; }, base[u], k);
+  }
+};
+
 /// A privatized table over a block's block-local memory (at least layout.bytes<T>() of it). Every
 /// thread of the block calls clear() first and merge_into() last; between them lanes update
-/// slot(w, t, key) with block-local atomics, through any warp strategy:
+/// lane_views<U>(t, rotate).slot(u, key) with block-local atomics, through any warp strategy:
 ///
 ///   calm::private_table<float> tab{blk.template scratch<float>(), layout, blk.threads()};
 ///   tab.clear(blk, calm::plus{});
 ///   blk.for_each_warp([&](auto const& w, auto t) {
 ///     auto k = calm::load(w, keys, i);  // i: this thread's item
-///     calm::update(w, calm::plus{}, calm::scope::block_local{}, tab.slot(tab.copy_base(t), k), calm::load(w, vals, i));
+///     calm::update(w, calm::plus{}, calm::scope::block_local{}, tab.template lane_views<1>(t, false).slot(0, k), calm::load(w, vals, i));
 ///   });
 ///   tab.merge_into(blk, calm::plus{}, calm::scope::device{}, table);
 template <class T>
@@ -82,21 +100,26 @@ struct private_table {
     blk.sync();
   }
 
-  /// The first entry of thread t's copy (a lane value). Compute it once per block program.
-  template <class Tid>
-  CALM_HD auto copy_base(Tid const& t) const {
+  /// Thread t's views of its copy for U chunks of items (lane values): slot(u, k) is the entry that
+  /// lane key k of chunk u updates. Take them once per thread and tile: their members are plain
+  /// values, which the host keeps in registers. With rotate, chunk u goes to the copy u places on
+  /// (cyclically): a lane that runs alone may change copies between its items, since only lanes
+  /// running together must keep to different copies.
+  template <int U, class Tid>
+  CALM_HD auto lane_views(Tid const& t, bool rotate) const {
     private_layout const lay = layout;
     int const n = threads;
-    return data + map([lay, n](int tt) { return static_cast<index_t>(lay.copy_of(tt, n)) * lay.stride(); }, t);
-  }
-
-  /// The entry of key k in the copy starting at base (from copy_base); keys outside [0, bins) get
-  /// the discard entry, so a lane needs no branch for them.
-  template <class B, class K>
-  CALM_HD auto slot(B const& base, K const& k) const {
-    T* const discard = data + layout.discard();
-    index_t const bins = layout.bins;
-    return map([discard, bins](auto b, auto kk) { return detail::key_in_table(kk, bins) ? b + kk : discard; }, base, k);
+    auto const start = [lay, n](int tt, int r) {  // the first entry of thread tt's copy, r copies on
+      int const c = lay.copy_of(tt, n) + r;
+      int const wrapped = c < lay.copies ? c : (lay.copies & (lay.copies - 1)) == 0 ? c & (lay.copies - 1) : c % lay.copies;
+      return static_cast<index_t>(wrapped) * lay.stride();
+    };
+    auto const b0 = data + map([start](int tt) { return start(tt, 0); }, t);
+    private_lane_view<T, std::decay_t<decltype(b0)>, U> v{};
+    for (int u = 0; u < U; ++u) v.base[u] = rotate && u > 0 ? data + map([start, u](int tt) { return start(tt, u); }, t) : b0;
+    v.discard = data + lay.discard();
+    v.bins = lay.bins;
+    return v;
   }
 
   /// A barrier, then each bin's copies combined and applied to out[bin] with op at scope s: one update

@@ -116,6 +116,13 @@ CALM_HD auto match_any(Warp const& w, K const& key) { return w.match_any(key); }
 template <class Warp, class P, class F>
 CALM_HD void when(Warp const& w, P const& pred, F&& f) { w.when(pred, static_cast<F&&>(f)); }
 
+/// f(w1, a...) for each active lane with that lane's own values, where w1 is a warp of one lane (its
+/// varying<T> is T): the form of a body that needs no other lane (no vote, shuffle or match). On a
+/// GPU it is f(w, a...) itself; on the host a scalar loop over the active lanes, which the compiler
+/// keeps in registers where the lane-array form goes through memory. Lanes run in increasing order.
+template <class Warp, class F, class... A>
+CALM_HD void each_lane(Warp const& w, F&& f, A const&... a) { w.each_lane(static_cast<F&&>(f), a...); }
+
 // ---- memory --------------------------------------------------------------------------------------
 
 /// p[i] for the active lanes (inactive lanes read nothing and get an unspecified value).

@@ -140,6 +140,9 @@ struct warp {
     if (p) f(warp{m});
   }
 
+  template <class F, class... A>
+  __device__ void each_lane(F&& f, A const&... a) const { f(*this, a...); }
+
   template <class T, class I>
   __device__ std::remove_cv_t<T> load(T* p, I i) const { return p[i]; }
   template <class T, class I, class V>

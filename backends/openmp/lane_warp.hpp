@@ -52,6 +52,9 @@ struct lane_warp {
     if (p) f(*this);
   }
 
+  template <class F, class... A>
+  void each_lane(F&& f, A const&... a) const { f(*this, a...); }
+
   template <class T, class I>
   std::remove_cv_t<T> load(T* p, I i) const { return p[i]; }
   template <class T, class I, class V>

@@ -9,6 +9,7 @@
 #include "../../core/varying.hpp"
 #include "atomic.hpp"
 #include "counters.hpp"
+#include "lane_warp.hpp"
 
 /// The default host warp width (8, 16, 32 or 64), set by CMake's CALM_HOST_WARP_SIZE.
 #ifndef CALM_HOST_WARP_SIZE
@@ -158,6 +159,19 @@ struct warp {
   template <class F>
   void when(bool p, F&& f) const {
     if (p && mask) f(*this);
+  }
+
+  /// f(lane_warp, lane values...) for each active lane, in lane order: a scalar loop.
+  template <class F, class... A>
+  void each_lane(F&& f, A const&... a) const {
+    if (is_full()) {
+      for (int i = 0; i < W; ++i) f(lane_warp{}, calm::detail::lane_get(a, i)...);
+    } else {
+      for (lane_mask m = mask; m; m &= m - 1) {
+        int const i = ffs(m) - 1;
+        f(lane_warp{}, calm::detail::lane_get(a, i)...);
+      }
+    }
   }
 
   // ---- memory ----
