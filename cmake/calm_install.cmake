@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 install(DIRECTORY core backends algorithms DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm
         FILES_MATCHING PATTERN "*.hpp")
-install(FILES calm.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm)
+install(FILES calm.hpp kokkos.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm)
 install(TARGETS calm EXPORT calmTargets)
 
 set(CALM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/calm)
