@@ -1,6 +1,10 @@
 // The perf suite's main: names the device, measures its copy bandwidth once, then runs the cases.
 #include "bench_common.hpp"
 
+#if defined(CALM_BENCH_KOKKOS)
+#include <Kokkos_Core.hpp>
+#endif
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -125,6 +129,9 @@ backend::device_buffer<std::uint32_t> const& device_keys(std::uint32_t bins, dis
 }  // namespace calm_bench
 
 int main(int argc, char** argv) {
+#if defined(CALM_BENCH_KOKKOS)
+  Kokkos::ScopeGuard kokkos(argc, argv);  // the Kokkos cases (bench_kokkos.cpp)
+#endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   calm_bench::measure_copy_rate();

@@ -4,6 +4,7 @@
 # the block programs). Writes a log headed by device, date, commit and command.
 #   cmake/pack_offline_deps.sh .deps                 # beforehand, on a machine with network
 #   CALM_DEPS_ROOT=$PWD/.deps bash tests/run_gpu.sh [log]
+# CALM_KOKKOS_ROOT=<a Kokkos installed with CUDA> also builds and runs the Kokkos tests (tests/kokkos).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
@@ -11,13 +12,14 @@ log=$(realpath -m "${1:-$root/cuda-tests.log}")
 mkdir -p "$(dirname "$log")"
 deps=()
 [ -n "${CALM_DEPS_ROOT:-}" ] && deps=(-DCALM_DEPS_ROOT="$(realpath "$CALM_DEPS_ROOT")")
+[ -n "${CALM_KOKKOS_ROOT:-}" ] && deps+=(-DKokkos_ROOT="$(realpath "$CALM_KOKKOS_ROOT")")
 cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release "${deps[@]}" -DCALM_BUILD_PERF=OFF
 cmake --build "$root/cuda" -j "${CALM_JOBS:-$(nproc)}"
 {
   echo "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: ${CALM_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
-  echo "command: CALM_DEPS_ROOT=... bash tests/run_gpu.sh"
+  echo "command: CALM_DEPS_ROOT=...${CALM_KOKKOS_ROOT:+ CALM_KOKKOS_ROOT=...} bash tests/run_gpu.sh"
   echo "nvcc: $(nvcc --version | tail -1)"
   echo
 } > "$log"
@@ -32,6 +34,11 @@ if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; th
     timeout "${CALM_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 \
       | tail -5 | tee -a "$log" || status=1
   done
+  if [ -x "$root/cuda/tests/kokkos_tests" ]; then
+    echo "== compute-sanitizer --tool memcheck kokkos_tests" | tee -a "$log"
+    timeout "${CALM_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool memcheck --error-exitcode 3 "$root/cuda/tests/kokkos_tests" "ScatterView: ++*,ScatterView: reset*,[per_lane]" --rng-seed time 2>&1 \
+      | tail -5 | tee -a "$log" || status=1
+  fi
 fi
 echo "calm GPU tests: exit status $status" | tee -a "$log"
 exit $status

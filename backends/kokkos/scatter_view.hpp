@@ -252,7 +252,7 @@ class ScatterView {
   void contribute_into(execution_space const& space, Kokkos::View<DT, RP...> const& dest) const {
     using dest_type = Kokkos::View<DT, RP...>;
     static_assert(std::is_same<typename dest_type::array_layout, Layout>::value, "ScatterView contribute destination has different layout");
-    static_assert(Kokkos::Impl::SpaceAccessibility<execution_space, typename dest_type::memory_space>::accessible,
+    static_assert(Kokkos::SpaceAccessibility<execution_space, typename dest_type::memory_space>::accessible,
                   "ScatterView contribute destination memory space not accessible");
     original_view_type const& from = is_duplicated ? copy0_ : target_;
     if (!is_duplicated && dest.data() == target_.data()) return;

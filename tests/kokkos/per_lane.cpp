@@ -23,13 +23,13 @@ struct md_body {
 struct team_body {
   view1<int const> keys;
   view1<int> table;
-  int per_team, n;
+  int per_team, n, vl;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& m) const {
     int const base = m.league_rank() * per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, per_team / 8), [&](int t) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, 8), [&](int v) {
-        int const i = base + t * 8 + v;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, per_team / vl), [&](int t) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, vl), [&](int v) {
+        int const i = base + t * vl + v;
         if (i < n) calm::update<calm::vote_reduce<1>>(calm::max{}, &table(keys(i)), i);
       });
     });
@@ -65,12 +65,15 @@ TEST_CASE("per-lane calm::update inside RangePolicy, MDRangePolicy and TeamPolic
 
       int const per_team = 64;
       int const teams = static_cast<int>((n + per_team - 1) / per_team);
-      view1<int> maxima("maxima", bins);
-      Kokkos::deep_copy(maxima, -1);
-      int const vector_length = std::min(8, Kokkos::TeamPolicy<space>::vector_length_max());
-      Kokkos::parallel_for(Kokkos::TeamPolicy<space>(teams, Kokkos::AUTO, vector_length), team_body{dkeys, maxima, per_team, static_cast<int>(n)});
+      // vector lengths 1 to 32 (on a GPU a team's vector lanes are consecutive lanes of a warp)
       std::vector<int> emax(bins, -1);
       for (std::size_t i = 0; i < n; ++i) emax[keys[i]] = std::max(emax[keys[i]], static_cast<int>(i));
-      REQUIRE(to_host(maxima) == emax);
+      for (int vl = 1; vl <= std::min(32, Kokkos::TeamPolicy<space>::vector_length_max()); vl *= 2) {
+        INFO("vector length " << vl);
+        view1<int> maxima("maxima", bins);
+        Kokkos::deep_copy(maxima, -1);
+        Kokkos::parallel_for(Kokkos::TeamPolicy<space>(teams, Kokkos::AUTO, vl), team_body{dkeys, maxima, per_team, static_cast<int>(n), vl});
+        REQUIRE(to_host(maxima) == emax);
+      }
     }
 }
