@@ -55,12 +55,12 @@ auto create_scatter_view(Op, Duplication, Contribution, Kokkos::View<RT, RP...> 
 }
 
 /// dest = op(dest, what src gathered): src.contribute_into(space, dest).
-template <class DT1, class DT2, class LY, class ES, class OP, class DP, class CT, class... VP>
-void contribute(typename ES::execution_space const& space, Kokkos::View<DT1, VP...>& dest, ScatterView<DT2, LY, ES, OP, DP, CT> const& src) {
+template <class DT1, class DT2, class LY, class ES, class OP, class DP, class CT, class LM, class... VP>
+void contribute(typename ES::execution_space const& space, Kokkos::View<DT1, VP...>& dest, ScatterView<DT2, LY, ES, OP, DP, CT, LM> const& src) {
   src.contribute_into(space, dest);
 }
-template <class DT1, class DT2, class LY, class ES, class OP, class DP, class CT, class... VP>
-void contribute(Kokkos::View<DT1, VP...>& dest, ScatterView<DT2, LY, ES, OP, DP, CT> const& src) {
+template <class DT1, class DT2, class LY, class ES, class OP, class DP, class CT, class LM, class... VP>
+void contribute(Kokkos::View<DT1, VP...>& dest, ScatterView<DT2, LY, ES, OP, DP, CT, LM> const& src) {
   src.contribute_into(dest);
 }
 
@@ -69,12 +69,12 @@ void contribute(Kokkos::View<DT1, VP...>& dest, ScatterView<DT2, LY, ES, OP, DP,
 
 namespace Kokkos {
 /// Kokkos::resize and Kokkos::realloc of a calm::kokkos::ScatterView, as for Kokkos's own.
-template <class DT, class LY, class ES, class OP, class DP, class CT, class... IS>
-void resize(calm::kokkos::ScatterView<DT, LY, ES, OP, DP, CT>& sv, IS... is) {
+template <class DT, class LY, class ES, class OP, class DP, class CT, class LM, class... IS>
+void resize(calm::kokkos::ScatterView<DT, LY, ES, OP, DP, CT, LM>& sv, IS... is) {
   sv.resize(is...);
 }
-template <class DT, class LY, class ES, class OP, class DP, class CT, class... IS>
-void realloc(calm::kokkos::ScatterView<DT, LY, ES, OP, DP, CT>& sv, IS... is) {
+template <class DT, class LY, class ES, class OP, class DP, class CT, class LM, class... IS>
+void realloc(calm::kokkos::ScatterView<DT, LY, ES, OP, DP, CT, LM>& sv, IS... is) {
   sv.realloc(is...);
 }
 }  // namespace Kokkos
