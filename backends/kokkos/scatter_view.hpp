@@ -102,10 +102,13 @@ constexpr bool merges_lanes() {
 
 /// Copies of the table on a GPU: enough that the copies hold about 2^17 entries, so that the device
 /// atomics of different warps rarely meet (2^26 uniform keys: 15 GB/s into 256 entries, 360 GB/s
-/// into 65,536 on an H200), at most 4,096; each copy padded to whole 128-byte lines.
+/// into 65,536 on an H200), at most 4,096; and at least 8 copies while they hold at most 2^22 entries
+/// (16 MiB of floats), which spread the lanes a sampled merge misses on a hot key of a large table.
+/// Each copy is padded to whole 128-byte lines.
 inline std::size_t gpu_copies(std::size_t padded_span) {
   std::size_t r = 1;
   while (r < 4096 && 2 * r * padded_span <= (std::size_t(1) << 17)) r *= 2;
+  while (r < 8 && 2 * r * padded_span <= (std::size_t(1) << 22)) r *= 2;
   return r;
 }
 
