@@ -3,16 +3,19 @@
 # Google Benchmark JSON and print the table.
 #   bash perf/run.sh                      # host, 2^24 keys, the short sweep (a few minutes on 2 cores)
 #   CALM_SWEEP=full bash perf/run.sh      # every strategy, distribution and table size
-#   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys, full sweep); CALM_DEPS_ROOT=... offline
+#   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys, full sweep); CALM_DEPS_ROOT=... offline,
+#                                         # CALM_KOKKOS_ROOT=<Kokkos built with CUDA> for the ScatterView cases
 # Extra arguments go to the benchmark binary (e.g. --benchmark_filter=histogram).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-if [ -z "${CALM_DEPS_ROOT:-}" ]; then bash cmake/install_deps.sh base perf; fi
+if [ -z "${CALM_DEPS_ROOT:-}" ]; then bash cmake/install_deps.sh base perf kokkos; fi
 extra=()
 [ -n "${CALM_DEPS_ROOT:-}" ] && extra+=(-DCALM_DEPS_ROOT="$CALM_DEPS_ROOT")
+# a Kokkos for this backend adds calm::kokkos::ScatterView beside Kokkos's (Debian's Serial one on the host)
+[ -n "${CALM_KOKKOS_ROOT:-}" ] && extra+=(-DKokkos_ROOT="$CALM_KOKKOS_ROOT")
 [ "$backend" = hip ] && extra+=(-DCMAKE_CXX_COMPILER=clang++-15)
 cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}"
 cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
@@ -20,8 +23,8 @@ out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
 sweep=${CALM_SWEEP:-$([ "$backend" = openmp ] && echo short || echo full)}
 filter=()
 # the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy and peer, both
-# workloads, and the global max (the replication sweep, rsweep_*, only in the full one)
-[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max)|^(histogram|scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)/')
+# workloads, the Kokkos ScatterViews, and the global max (the replication sweep, rsweep_*, only in the full one)
+[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)')
 "$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
   --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
 echo

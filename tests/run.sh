@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README.md, and what .ci/run calls). On a fresh Debian machine it installs what is
 # missing, then:
-#   1. host (OpenMP) build: conformance suite for W = 8, 16, 32, 64, the install + find_package test,
+#   1. host (OpenMP) build: conformance suite for W = 8, 16, 32, 64, the Kokkos tests (Debian's Kokkos,
+#      Serial), the install + find_package test,
 #      and the perf suite compiled;
 #   2. the host tests again under AddressSanitizer and UndefinedBehaviorSanitizer;
 #   3. CUDA compile-check of every CUDA translation unit with nvcc for sm_90 (no GPU needed);
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-bash cmake/install_deps.sh base test perf hip
+bash cmake/install_deps.sh base test perf hip kokkos
 
 passed=0 failed=0
 run_ctest() {  # ctest in $1; adds its counts to the totals
