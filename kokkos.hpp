@@ -19,8 +19,9 @@
 // - GPU spaces (Cuda, HIP): duplicated by default (Kokkos: one atomic per update into the original).
 //   Each warp updates one of up to 4,096 copies in device memory, picked by its index, after merging
 //   its lanes that share an entry (LaneMerge, a seventh template parameter Kokkos's has not; default
-//   sampled_merge: two sampled keys per warp; calm::peer_reduce matches every lane exactly, better for
-//   keys known to be skewed over large tables); contribute() folds the copies. So the view given to the
+//   sampled_merge: two sampled keys per warp, merged where four lanes or more share one;
+//   calm::peer_reduce matches every lane exactly, better for keys known to be skewed over large
+//   tables); contribute() folds the copies. So the view given to the
 //   constructor changes only in contribute(), on every space, as Kokkos's contract already requires of
 //   portable code. ScatterNonDuplicated keeps Kokkos's behaviour, lanes merged.
 // - Host spaces: the same defaults as Kokkos (Serial: updates straight into the view; OpenMP and

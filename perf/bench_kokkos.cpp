@@ -106,9 +106,11 @@ using calm_sv = calm::kokkos::ScatterView<DataType, typename Kokkos::View<DataTy
       add("kokkos_histogram/kokkos_scatter_view" + tail, scatter_view_case<kokkos_sv<int*>, false>);
       add("kokkos_scatter_f32/calm_scatter_view" + tail, scatter_view_case<calm_sv<float*>, true>);
       add("kokkos_scatter_f32/kokkos_scatter_view" + tail, scatter_view_case<kokkos_sv<float*>, true>);
-      // the other lane merges, where they differ (GPU)
+      // the other lane merges, where they differ (GPU): exact matching, and none (the copies alone)
       add("kokkos_histogram/calm_scatter_view_peer" + tail, scatter_view_case<calm_sv<int*, calm::peer_reduce>, false>);
       add("kokkos_scatter_f32/calm_scatter_view_peer" + tail, scatter_view_case<calm_sv<float*, calm::peer_reduce>, true>);
+      add("kokkos_histogram/calm_scatter_view_naive" + tail, scatter_view_case<calm_sv<int*, calm::naive>, false>);
+      add("kokkos_scatter_f32/calm_scatter_view_naive" + tail, scatter_view_case<calm_sv<float*, calm::naive>, true>);
     }
   return true;
 }();

@@ -6,6 +6,7 @@
 #include <Kokkos_ScatterView.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -180,13 +181,18 @@ class scatter_access;
 
 }  // namespace detail
 
-/// The default lane merge of a GPU ScatterView: two sampled keys per warp (calm::vote_reduce<2>), each
-/// merged when at least two lanes share it, the rest one atomic each. Nearly free on keys that do not
-/// collide, where calm::peer_reduce's exact match costs a third of the throughput (H100, perf/results/).
+/// The default lane merge of a GPU ScatterView: two sampled keys per warp (calm::vote_reduce<2>, from a
+/// fixed seed), each merged when at least four lanes share it, the rest one atomic each. On an H100
+/// (perf/results/cuda-h100-2026-11-22-kokkos-merges.json): sampling is free on keys that do not collide,
+/// where calm::peer_reduce's exact match costs a third of the throughput; merging pairs of lanes costs
+/// more than it saves (image-like keys: 793 GB/s unmerged, 505 with pairs merged, Kokkos 561, at 65,536
+/// bins), while a hot key shared by many lanes must be merged (half the keys on one bin: 200 against 75).
 struct sampled_merge {
+  static constexpr std::uint32_t seed = 0x9e3779b9u;
+  static constexpr int min_lanes = 4;
   template <class Warp, class A>
   CALM_HD auto group(Warp const& w, A const& addr) const {
-    return calm::vote_reduce<2>{calm::vote_reduce<2>::seed_from_clock, 2}.group(w, addr);
+    return calm::vote_reduce<2>{seed, min_lanes}.group(w, addr);
   }
 };
 
