@@ -189,7 +189,7 @@ class scatter_access;
 /// bins), while a hot key shared by many lanes must be merged (half the keys on one bin: 200 against 75).
 struct sampled_merge {
   static constexpr std::uint32_t seed = 0x9e3779b9u;
-  static constexpr int min_lanes = 4;
+  static constexpr int min_lanes = 8;
   template <class Warp, class A>
   CALM_HD auto group(Warp const& w, A const& addr) const {
     return calm::vote_reduce<2>{seed, min_lanes}.group(w, addr);
