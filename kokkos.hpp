@@ -19,7 +19,7 @@
 // - GPU spaces (Cuda, HIP): duplicated by default (Kokkos: one atomic per update into the original).
 //   Each warp updates one of up to 4,096 copies in device memory, picked by its index, after merging
 //   its lanes that share an entry (LaneMerge, a seventh template parameter Kokkos's has not; default
-//   sampled_merge: two sampled keys per warp, merged where four lanes or more share one;
+//   sampled_merge: two sampled keys per warp, merged where eight lanes or more share one;
 //   calm::peer_reduce matches every lane exactly, better for keys known to be skewed over large
 //   tables); contribute() folds the copies. So the view given to the
 //   constructor changes only in contribute(), on every space, as Kokkos's contract already requires of

@@ -182,11 +182,12 @@ class scatter_access;
 }  // namespace detail
 
 /// The default lane merge of a GPU ScatterView: two sampled keys per warp (calm::vote_reduce<2>, from a
-/// fixed seed), each merged when at least four lanes share it, the rest one atomic each. On an H100
-/// (perf/results/cuda-h100-2026-11-22-kokkos-merges.json): sampling is free on keys that do not collide,
-/// where calm::peer_reduce's exact match costs a third of the throughput; merging pairs of lanes costs
-/// more than it saves (image-like keys: 793 GB/s unmerged, 505 with pairs merged, Kokkos 561, at 65,536
-/// bins), while a hot key shared by many lanes must be merged (half the keys on one bin: 200 against 75).
+/// fixed seed), each merged when at least eight lanes share it, the rest one atomic each. On an H100
+/// (perf/results/cuda-h100-2026-11-22-kokkos.md): sampling is free on keys that do not collide, where
+/// calm::peer_reduce's exact match costs a third of the throughput; merging small groups costs more
+/// than it saves (image-like keys at 65,536 bins: 800 GB/s unmerged; 505, 555, 656 merging groups from
+/// two, four, eight lanes; Kokkos 561), while a hot key shared by many lanes must be merged (half the
+/// keys on one bin: 199 against 75 unmerged).
 struct sampled_merge {
   static constexpr std::uint32_t seed = 0x9e3779b9u;
   static constexpr int min_lanes = 8;
