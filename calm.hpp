@@ -26,4 +26,5 @@
 #include "algorithms/two_level.hpp"
 #include "algorithms/hot_key_cache.hpp"
 #include "algorithms/cluster_privatize.hpp"
+#include "algorithms/set_scatter.hpp"
 #include "backends/per_lane.hpp"
