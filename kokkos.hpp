@@ -26,12 +26,13 @@
 //   portable code. ScatterNonDuplicated keeps Kokkos's behaviour, lanes merged.
 // - Host spaces: the same defaults as Kokkos (Serial: updates straight into the view; OpenMP and
 //   Threads: a copy per thread), with each copy padded to whole cache lines.
-// - ScatterProd is applied with Kokkos's atomics, without merging lanes.
+// - ScatterProd is applied with Kokkos's atomics (and /= as Kokkos's division), without merging lanes.
 // - resize()/realloc() of a duplicated view start the copies again at the op's identity
 //   (Kokkos's resize keeps them): contribute first.
 // - No constructor from Kokkos::view_alloc(...) properties; use (space, view) or (name, extents...).
-// - contribute_into() checks that the destination is contiguous and has the view's extents, and
-//   throws calm::error before launching if not.
+// - contribute_into() of a duplicated view checks that the destination is contiguous and has the
+//   view's extents, and throws calm::error before launching if not (Kokkos checks neither).
+// - Other device spaces (SYCL, OpenMPTarget) keep Kokkos's defaults and behaviour, lanes unmerged.
 // - subview() of a duplicated view is an unmanaged view of the first copy: keep the ScatterView alive.
 #pragma once
 

@@ -52,14 +52,15 @@ template <>
 struct is_serial_space<Kokkos::Serial> : std::true_type {};
 #endif
 
-/// Duplicated everywhere but on Serial (one thread: the original view is its own copy).
+/// On Cuda and HIP: duplicated copies in device memory, updated atomically. Every other space keeps
+/// Kokkos's defaults (Serial: neither; OpenMP and Threads: duplicated, not atomic; SYCL, OpenMPTarget:
+/// atomic, not duplicated).
 template <class Space>
-using default_duplication = std::conditional_t<is_serial_space<Space>::value, ScatterNonDuplicated, ScatterDuplicated>;
-/// Atomic where copies are shared: GPU copies (shared by many warps), and one copy on a parallel host.
+using default_duplication = std::conditional_t<is_gpu_space<Space>::value, ScatterDuplicated,
+                                               typename Kokkos::Impl::Experimental::DefaultDuplication<Space>::type>;
 template <class Space, class Duplication>
-using default_contribution =
-    std::conditional_t<is_gpu_space<Space>::value || (std::is_same<Duplication, ScatterNonDuplicated>::value && !is_serial_space<Space>::value),
-                       ScatterAtomic, ScatterNonAtomic>;
+using default_contribution = std::conditional_t<is_gpu_space<Space>::value, ScatterAtomic,
+                                                typename Kokkos::Impl::Experimental::DefaultContribution<Space, Duplication>::type>;
 
 /// What each Scatter op is: its identity, its plain and atomic forms, and the calm op that merges lanes.
 template <class Op>
@@ -151,7 +152,10 @@ class scatter_value {
   template <class O = Op, std::enable_if_t<std::is_same<O, ScatterProd>::value, int> = 0>
   KOKKOS_INLINE_FUNCTION void operator*=(T const& v) const { apply(v); }
   template <class O = Op, std::enable_if_t<std::is_same<O, ScatterProd>::value, int> = 0>
-  KOKKOS_INLINE_FUNCTION void operator/=(T const& v) const { apply(T(T(1) / v)); }
+  KOKKOS_INLINE_FUNCTION void operator/=(T const& v) const {  // as Kokkos: a division, atomic where updates are
+    if constexpr (is_gpu_space<Space>::value || std::is_same<Contribution, ScatterAtomic>::value) Kokkos::atomic_fetch_div(p_, v);
+    else *p_ /= v;
+  }
 
  private:
   KOKKOS_INLINE_FUNCTION void apply(T v) const {
@@ -268,7 +272,9 @@ class ScatterView {
 
   KOKKOS_INLINE_FUNCTION constexpr bool is_allocated() const { return is_duplicated ? copies_.is_allocated() : target_.is_allocated(); }
 
-  /// dest = op(dest, every copy): the copies are left as they are (reset() them to start again).
+  /// Duplicated: dest = op(dest, every copy; the first is skipped when dest is subview()); the copies
+  /// are left as they are (reset() them to start again). Not duplicated: nothing (updates went straight
+  /// into the view), as Kokkos's.
   template <class DT, class... RP>
   void contribute_into(Kokkos::View<DT, RP...> const& dest) const {
     contribute_into(execution_space(), dest);
@@ -279,14 +285,18 @@ class ScatterView {
     static_assert(std::is_same<typename dest_type::array_layout, Layout>::value, "ScatterView contribute destination has different layout");
     static_assert(Kokkos::SpaceAccessibility<execution_space, typename dest_type::memory_space>::accessible,
                   "ScatterView contribute destination memory space not accessible");
-    original_view_type const& from = is_duplicated ? copy0_ : target_;
-    if (!is_duplicated && dest.data() == target_.data()) return;
-    calm::require(dest.span() == from.span() && dest.span_is_contiguous() && from.span_is_contiguous(), calm::errc::invalid_argument,
-                  "calm::kokkos::ScatterView::contribute_into: the destination must be contiguous and have the view's extents");
-    std::size_t const first = is_duplicated && dest.data() == copies_.data() ? 1 : 0;
-    std::size_t const count = is_duplicated ? count_ : 1;
-    Kokkos::parallel_for("calm::kokkos::ScatterView::contribute", Kokkos::RangePolicy<execution_space>(space, 0, from.span()),
-                         detail::combine_copies<Op, original_value_type>{dest.data(), from.data(), stride_, first, count});
+    // not duplicated, there is nothing to fold: Kokkos's does nothing, whatever dest is
+    if constexpr (is_duplicated) {
+      bool same_extents = dest.span_is_contiguous() && static_cast<int>(dest_type::rank) == static_cast<int>(original_view_type::rank);
+      for (int r = 0; same_extents && r < static_cast<int>(original_view_type::rank); ++r)
+        same_extents = dest.extent(r) == copy0_.extent(r);
+      calm::require(same_extents, calm::errc::invalid_argument,
+                    "calm::kokkos::ScatterView::contribute_into: the destination must be contiguous and have the view's extents");
+      std::size_t const first = dest.data() == copies_.data() ? 1 : 0;
+      Kokkos::parallel_for("calm::kokkos::ScatterView::contribute",
+                           Kokkos::RangePolicy<execution_space, Kokkos::IndexType<std::size_t>>(space, 0, copy0_.span()),
+                           detail::combine_copies<Op, original_value_type>{dest.data(), copies_.data(), stride_, first, count_});
+    }
   }
 
   /// Every copy (not duplicated: the view itself) to op's identity.
@@ -393,7 +403,10 @@ class scatter_access {
       if (copy_ != released) view_.token_.release(static_cast<typename View::token_type::size_type>(copy_));
   }
   KOKKOS_FORCEINLINE_FUNCTION scatter_access(scatter_access&& o) : view_(o.view_), copy_(o.copy_) { o.copy_ = released; }
-  scatter_access(scatter_access const&) = delete;
+  /// Copies (into a nested lambda, say) as Kokkos allows: not where the handle holds a thread's copy.
+  KOKKOS_FORCEINLINE_FUNCTION scatter_access(scatter_access const& o) : view_(o.view_), copy_(o.copy_) {
+    static_assert(!takes_token, "calm::kokkos::ScatterView: a duplicated host view's access() holds a thread's copy and cannot be copied");
+  }
   scatter_access& operator=(scatter_access const&) = delete;
   scatter_access& operator=(scatter_access&&) = delete;
 

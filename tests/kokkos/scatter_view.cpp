@@ -100,6 +100,18 @@ struct count_body {
   }
 };
 
+/// entry 0 *= 6 then /= 3; entry 1 /= 4.
+template <class SV>
+struct div_body {
+  SV sv;
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+    auto a = sv.access();
+    a(0) *= 6;
+    a(0) /= 3;
+    a(1) /= 4;
+  }
+};
+
 /// A rank-2 table: row keys(i), column i % cols, += 1 + column.
 template <class SV>
 struct rank2_body {
@@ -183,23 +195,23 @@ TEMPLATE_TEST_CASE("ScatterView: reset, reset_except, contribute_into, subview, 
     if (!dup) REQUIRE(to_host(table) == zero);  // the original is the copy (Kokkos's semantics)
     REQUIRE(to_host(sv.subview()) == zero);
   }
-  SECTION("contribute_into another view, twice: each adds everything gathered") {
+  SECTION("contribute_into another view, twice: duplicated, each adds everything gathered; not, nothing (as Kokkos)") {
     auto table = to_device(init, "table");
     auto other = to_device(init, "other");
     SV sv(table);
     sv.reset_except(table);
     run(sv);
     sv.contribute_into(other);
-    auto once = to_host(other);
+    sv.contribute_into(other);
+    auto twice = to_host(other);
     if (dup) {
-      check_table<ScatterSum>(init, keys, vals, once);
-      REQUIRE(to_host(table) == init);  // untouched until contribute
+      std::vector<int> doubled(vals.size());
+      for (std::size_t i = 0; i < vals.size(); ++i) doubled[i] = 2 * vals[i];
+      check_table<ScatterSum>(init, keys, doubled, twice);
+      REQUIRE(to_host(table) == init);  // untouched until contributed into
     } else {
-      // not duplicated, updates went into table; other gets table's contents
-      std::vector<int> both(bins);
-      auto t = to_host(table);
-      for (int b = 0; b < bins; ++b) both[b] = init[b] + t[b];
-      REQUIRE(once == both);
+      REQUIRE(twice == init);  // the updates went into table
+      check_table<ScatterSum>(init, keys, vals, to_host(table));
     }
   }
   SECTION("a view of its own: contribute_into(subview()) folds the copies into the first") {
@@ -210,27 +222,36 @@ TEMPLATE_TEST_CASE("ScatterView: reset, reset_except, contribute_into, subview, 
     sv.contribute_into(sv.subview());
     check_table<ScatterSum>(zero, keys, vals, to_host(sv.subview()));
   }
-  SECTION("resize and realloc give new extents at the identity") {
+  SECTION("resize and realloc give new extents; duplicated copies start again at the identity") {
     SV sv("own", 3);
+    Kokkos::deep_copy(sv.subview(), 7);
     Kokkos::resize(sv, bins);
+    REQUIRE(sv.subview().extent(0) == static_cast<std::size_t>(bins));
+    auto const kept = to_host(sv.subview());
+    for (int b = 0; b < bins; ++b) REQUIRE(kept[b] == (dup || b >= 3 ? 0 : 7));  // Kokkos::resize keeps the view's contents
     sv.reset();
     run(sv);
     view1<int> out("out", bins);
     calm::kokkos::contribute(out, sv);
-    check_table<ScatterSum>(zero, keys, vals, to_host(out));
+    if (dup) check_table<ScatterSum>(zero, keys, vals, to_host(out));
+    else check_table<ScatterSum>(zero, keys, vals, to_host(sv.subview()));
     Kokkos::realloc(sv, 2 * bins);
-    sv.reset();
     REQUIRE(sv.subview().extent(0) == static_cast<std::size_t>(2 * bins));
+    REQUIRE(to_host(sv.subview()) == std::vector<int>(2 * bins, 0));
     run(sv);
     view1<int> out2("out2", 2 * bins);
     calm::kokkos::contribute(out2, sv);
     std::vector<int> init2(2 * bins, 0);
-    check_table<ScatterSum>(init2, keys, vals, to_host(out2));
+    check_table<ScatterSum>(init2, keys, vals, dup ? to_host(out2) : to_host(sv.subview()));
   }
   SECTION("create_scatter_view picks the op and the defaults") {
     auto table = to_device(init, "table");
     auto sv_max = calm::kokkos::create_scatter_view(ScatterMax{}, table);
-    static_assert(std::is_same<typename decltype(sv_max)::scatter_op, ScatterMax>::value, "op");
+    using defaults = calm::kokkos::ScatterView<int*, typename view1<int>::array_layout, typename view1<int>::device_type, ScatterMax>;
+    static_assert(std::is_same<decltype(sv_max), defaults>::value, "create_scatter_view(op, view): the op and the defaults");
+    static_assert(std::is_same<decltype(calm::kokkos::create_scatter_view(table)),
+                               calm::kokkos::ScatterView<int*, typename view1<int>::array_layout, typename view1<int>::device_type>>::value,
+                  "create_scatter_view(view): the defaults");
     auto sv = calm::kokkos::create_scatter_view<ScatterSum, Dup, calm::kokkos::ScatterAtomic>(table);
     static_assert(std::is_same<decltype(sv), calm::kokkos::ScatterView<int*, typename view1<int>::array_layout, typename view1<int>::device_type,
                                                                        ScatterSum, Dup, calm::kokkos::ScatterAtomic>>::value,
@@ -240,13 +261,24 @@ TEMPLATE_TEST_CASE("ScatterView: reset, reset_except, contribute_into, subview, 
     calm::kokkos::contribute(table, sv);
     check_table<ScatterSum>(init, keys, vals, to_host(table));
   }
-  SECTION("a destination of other extents is refused before anything runs") {
+  SECTION("a destination of other extents is refused before anything runs (duplicated)") {
     auto table = to_device(init, "table");
     SV sv(table);
     sv.reset_except(table);
     view1<int> small("small", bins - 1);
     Kokkos::deep_copy(small, 3);
-    REQUIRE_THROWS_AS(sv.contribute_into(small), calm::error);
+    if (dup) REQUIRE_THROWS_AS(sv.contribute_into(small), calm::error);
     REQUIRE(to_host(small) == std::vector<int>(bins - 1, 3));
+  }
+  SECTION("/= divides, as Kokkos's") {
+    using PV = calm::kokkos::ScatterView<int*, typename view1<int>::array_layout, space, ScatterProd, Dup>;
+    auto table = to_device(std::vector<int>(4, 12), "table");
+    PV pv(table);
+    pv.reset_except(table);
+    Kokkos::parallel_for(Kokkos::RangePolicy<space>(0, 1), div_body<PV>{pv});
+    calm::kokkos::contribute(table, pv);
+    // entry 0: *6 then /3 (x2); 1: /4 (x1/4, integer: 12 -> 3 in place; a copy at 1 goes to 0);
+    std::vector<int> const expect = dup ? std::vector<int>{24, 0, 12, 12} : std::vector<int>{24, 3, 12, 12};
+    REQUIRE(to_host(table) == expect);
   }
 }
