@@ -23,6 +23,12 @@
 namespace calm {
 namespace backend = cuda;
 struct default_exec : cuda::exec {};
+/// The default execution policy with its launches on `stream` (bulk calls take it as their last argument).
+inline default_exec on_stream(cudaStream_t stream) {
+  default_exec e;
+  e.stream = stream;
+  return e;
+}
 }
 #elif defined(CALM_BACKEND_HIP)
 #if !defined(__HIP__)
@@ -32,6 +38,12 @@ struct default_exec : cuda::exec {};
 namespace calm {
 namespace backend = hip;
 struct default_exec : hip::exec {};
+/// The default execution policy with its launches on `stream` (bulk calls take it as their last argument).
+inline default_exec on_stream(hipStream_t stream) {
+  default_exec e;
+  e.stream = stream;
+  return e;
+}
 }
 #else
 #include "openmp/openmp.hpp"

@@ -10,6 +10,7 @@
 namespace calm {
 
 // An execution policy E (a small value: on CUDA/HIP it holds the stream) provides:
+//   E::family                       the device_family whose fitted tree picks strategy::automatic
 //   E::warp_type                    the warp its block programs see (W lanes)
 //   E::has_clusters                 whether blocks can form clusters sharing block-local memory (sm_90)
 //   E::vector_loads                 whether block programs should load 16-byte chunks per thread
@@ -25,6 +26,12 @@ namespace calm {
 //                                   blk.threads() and blk.count()
 //   e.resident_blocks_hint()        an estimate of that number before any launch (for planning)
 //   e.synchronize()                 wait for the work launched before (host: nothing to wait for)
+//   e.allocate(bytes), e.release(p) device memory for a bulk call's workspace (stream-ordered on a GPU)
+//   e.fill(p, byte, bytes)          memset, in order with the launches
+//   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them
+
+/// Kinds of device with a tree of their own for the automatic choice (algorithms/choose.hpp).
+enum class device_family { host, nvidia_gpu, amd_gpu };
 
 /// The execution policy of the backend this build selected (defined by backends/backend.hpp).
 struct default_exec;

@@ -4,6 +4,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
 
 #include "../gpu/launch.hpp"
@@ -16,11 +19,17 @@ namespace cuda {
 
 struct runtime {
   using stream_t = cudaStream_t;
+  static constexpr device_family family = device_family::nvidia_gpu;
   static void check_launch(char const* what) {
     cudaError_t const e = cudaGetLastError();
     if (e != cudaSuccess) detail::check(e, what, __FILE__, __LINE__);
   }
   /// The opt-in limit (227 KB on sm_90), not the 48 KB default: allow_shared_bytes raises a kernel's.
+  static int current_device() {
+    int dev = 0;
+    CALM_CUDA_CHECK(cudaGetDevice(&dev));
+    return dev;
+  }
   static std::size_t max_block_shared_bytes() {
     int dev = 0, optin = 0;
     CALM_CUDA_CHECK(cudaGetDevice(&dev));
@@ -63,6 +72,53 @@ struct runtime {
   static void to_device(void* d, void const* h, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice)); }
   static void to_host(void* h, void const* d, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost)); }
   static void fill(void* d, int byte, std::size_t bytes) { CALM_CUDA_CHECK(cudaMemset(d, byte, bytes)); }
+  // the workspace of a bulk call: stream-ordered, from calm's own pool of the current device, which
+  // keeps its memory between calls (release threshold: never), so allocation costs no mapping
+  static cudaMemPool_t workspace_pool() {
+    static cudaMemPool_t pools[64] = {};
+    static std::mutex lock;
+    std::lock_guard<std::mutex> hold(lock);
+    int dev = 0;
+    CALM_CUDA_CHECK(cudaGetDevice(&dev));
+    require(dev >= 0 && dev < 64, errc::unsupported, "calm: device ordinals above 63 have no workspace pool");
+    if (!pools[dev]) {
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = dev;
+      cudaMemPool_t pool{};
+      CALM_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+      std::uint64_t keep = ~std::uint64_t(0);
+      CALM_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+      pools[dev] = pool;
+    }
+    return pools[dev];
+  }
+  static void* allocate_async(std::size_t bytes, cudaStream_t s) {
+    void* p = nullptr;
+    CALM_CUDA_CHECK(cudaMallocFromPoolAsync(&p, bytes, workspace_pool(), s));
+    return p;
+  }
+  static void release_async(void* p, cudaStream_t s) noexcept {
+    if (p) (void)cudaFreeAsync(p, s);
+  }
+  static void fill_async(void* d, int byte, std::size_t bytes, cudaStream_t s) { CALM_CUDA_CHECK(cudaMemsetAsync(d, byte, bytes, s)); }
+  /// Device bytes to the host, waiting for them: through a pinned buffer of this thread (a copy to
+  /// pageable memory would be staged by the driver, several microseconds more).
+  static void to_host_wait(void* h, void const* d, std::size_t bytes, cudaStream_t s) {
+    thread_local std::size_t size = 0;
+    thread_local void* pinned = nullptr;
+    if (bytes > size) {
+      if (pinned) (void)cudaFreeHost(pinned);
+      pinned = nullptr;
+      size = 0;
+      CALM_CUDA_CHECK(cudaMallocHost(&pinned, bytes));
+      size = bytes;
+    }
+    CALM_CUDA_CHECK(cudaMemcpyAsync(pinned, d, bytes, cudaMemcpyDeviceToHost, s));
+    CALM_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::memcpy(h, pinned, bytes);
+  }
 };
 
 using block = gpu::block<warp>;

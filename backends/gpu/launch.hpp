@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <mutex>
 #include <string>
 
 #include "../../core/error.hpp"
+#include "../../core/exec.hpp"
 #include "../../core/launch.hpp"
 
 namespace calm {
@@ -69,6 +71,52 @@ __global__ void block_kernel(index_t count, Body body) {
   }
 }
 
+
+/// What the launch helpers ask the runtime about one kernel, asked once per kernel and device (each
+/// query costs a microsecond or more, a bulk call makes several): its thread limit, the block-local
+/// memory it has been allowed, and its occupancy at the last shape it was launched with.
+template <class Runtime, class Kernel>
+struct kernel_facts {
+  int device = -1, most_threads = 0, occ_threads = 0, occ_per_sm = 0;
+  std::size_t allowed = 48 * 1024, occ_bytes = 0;
+
+  static std::mutex& lock() {
+    static std::mutex m;
+    return m;
+  }
+  /// The facts of `kernel` on the current device (call with lock() held).
+  static kernel_facts& current(Kernel kernel) {
+    static kernel_facts f;
+    int const dev = Runtime::current_device();
+    if (f.device != dev) {
+      f = kernel_facts{};
+      f.device = dev;
+      f.most_threads = Runtime::max_threads(kernel);
+    }
+    return f;
+  }
+  /// The thread limit; raises the kernel's block-local limit to `bytes` if it is below.
+  static int prepare(Kernel kernel, std::size_t bytes) {
+    std::lock_guard<std::mutex> hold(lock());
+    kernel_facts& f = current(kernel);
+    if (bytes > f.allowed) {
+      Runtime::allow_shared_bytes(kernel, bytes);
+      f.allowed = bytes;
+    }
+    return f.most_threads;
+  }
+  static int occupancy(Kernel kernel, int threads, std::size_t bytes) {
+    std::lock_guard<std::mutex> hold(lock());
+    kernel_facts& f = current(kernel);
+    if (f.occ_threads != threads || f.occ_bytes != bytes) {
+      f.occ_per_sm = Runtime::occupancy(kernel, threads, bytes);
+      f.occ_threads = threads;
+      f.occ_bytes = bytes;
+    }
+    return f.occ_per_sm;
+  }
+};
+
 }  // namespace detail
 
 /// body(warp, i) for i in [0, n); warps are consecutive indices, the last one ragged. Asynchronous on
@@ -101,11 +149,11 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
               std::to_string(limit));
   if (blocks == 0) return;
   auto kernel = detail::block_kernel<Warp, Body>;
-  int const most = Runtime::max_threads(kernel);
+  using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
+  int const most = facts::prepare(kernel, scratch_bytes);
   require(threads <= most, errc::out_of_range,
           "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
               std::to_string(threads));
-  Runtime::allow_shared_bytes(kernel, scratch_bytes);
   unsigned const grid = static_cast<unsigned>(std::min<index_t>(blocks, INT_MAX));
   kernel<<<grid, threads, scratch_bytes, stream>>>(blocks, body);
   Runtime::check_launch("for_each_block launch");
@@ -124,9 +172,9 @@ void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratc
           "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit));
   auto kernel = detail::block_kernel<Warp, Body>;
-  threads = std::min(threads, Runtime::max_threads(kernel));  // fewer threads if its registers demand it
-  Runtime::allow_shared_bytes(kernel, scratch_bytes);
-  int const per_sm = std::max(1, Runtime::occupancy(kernel, threads, scratch_bytes));
+  using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
+  threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
+  int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
   index_t const blocks = std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
   kernel<<<static_cast<unsigned>(blocks), threads, scratch_bytes, stream>>>(blocks, body);
   Runtime::check_launch("for_each_resident_block launch");
@@ -136,6 +184,7 @@ void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratc
 template <class Warp, class Runtime>
 struct exec {
   using warp_type = Warp;
+  static constexpr device_family family = Runtime::family;
   static constexpr bool has_clusters = false;
   /// Whether block programs should load 16-byte chunks (four 4-byte items) per thread.
   static constexpr bool vector_loads = true;
@@ -155,6 +204,17 @@ struct exec {
     gpu::for_each_resident_block<Warp, Runtime>(max_blocks, threads, scratch_bytes, body, stream);
   }
   void synchronize() const { Runtime::synchronize(stream); }
+  /// Device memory for a bulk call's workspace, ordered on the stream.
+  void* allocate(std::size_t bytes) const { return bytes ? Runtime::allocate_async(bytes, stream) : nullptr; }
+  void release(void* p) const noexcept { Runtime::release_async(p, stream); }
+  void fill(void* p, int byte, std::size_t bytes) const {
+    if (bytes) Runtime::fill_async(p, byte, bytes, stream);
+  }
+  /// Copies device bytes to the host and waits for them.
+  void to_host(void* h, void const* d, std::size_t bytes) const {
+    if (bytes) Runtime::to_host_wait(h, d, bytes, stream);
+    else synchronize();
+  }
 };
 
 }  // namespace gpu

@@ -4,6 +4,9 @@
 
 #include <hip/hip_runtime.h>
 
+#include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
 
 #include "../gpu/launch.hpp"
@@ -16,9 +19,15 @@ namespace hip {
 
 struct runtime {
   using stream_t = hipStream_t;
+  static constexpr device_family family = device_family::amd_gpu;
   static void check_launch(char const* what) {
     hipError_t const e = hipGetLastError();
     if (e != hipSuccess) detail::check(e, what, __FILE__, __LINE__);
+  }
+  static int current_device() {
+    int dev = 0;
+    CALM_HIP_CHECK(hipGetDevice(&dev));
+    return dev;
   }
   static std::size_t max_block_shared_bytes() {
     int dev = 0, lds = 0;
@@ -59,6 +68,53 @@ struct runtime {
   static void to_device(void* d, void const* h, std::size_t bytes) { CALM_HIP_CHECK(hipMemcpy(d, h, bytes, hipMemcpyHostToDevice)); }
   static void to_host(void* h, void const* d, std::size_t bytes) { CALM_HIP_CHECK(hipMemcpy(h, d, bytes, hipMemcpyDeviceToHost)); }
   static void fill(void* d, int byte, std::size_t bytes) { CALM_HIP_CHECK(hipMemset(d, byte, bytes)); }
+  // the workspace of a bulk call: stream-ordered, from calm's own pool of the current device, which
+  // keeps its memory between calls (release threshold: never), so allocation costs no mapping
+  static hipMemPool_t workspace_pool() {
+    static hipMemPool_t pools[64] = {};
+    static std::mutex lock;
+    std::lock_guard<std::mutex> hold(lock);
+    int dev = 0;
+    CALM_HIP_CHECK(hipGetDevice(&dev));
+    require(dev >= 0 && dev < 64, errc::unsupported, "calm: device ordinals above 63 have no workspace pool");
+    if (!pools[dev]) {
+      hipMemPoolProps props{};
+      props.allocType = hipMemAllocationTypePinned;
+      props.location.type = hipMemLocationTypeDevice;
+      props.location.id = dev;
+      hipMemPool_t pool{};
+      CALM_HIP_CHECK(hipMemPoolCreate(&pool, &props));
+      std::uint64_t keep = ~std::uint64_t(0);
+      CALM_HIP_CHECK(hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep));
+      pools[dev] = pool;
+    }
+    return pools[dev];
+  }
+  static void* allocate_async(std::size_t bytes, hipStream_t s) {
+    void* p = nullptr;
+    CALM_HIP_CHECK(hipMallocFromPoolAsync(&p, bytes, workspace_pool(), s));
+    return p;
+  }
+  static void release_async(void* p, hipStream_t s) noexcept {
+    if (p) (void)hipFreeAsync(p, s);
+  }
+  static void fill_async(void* d, int byte, std::size_t bytes, hipStream_t s) { CALM_HIP_CHECK(hipMemsetAsync(d, byte, bytes, s)); }
+  /// Device bytes to the host, waiting for them: through a pinned buffer of this thread (a copy to
+  /// pageable memory would be staged by the driver, several microseconds more).
+  static void to_host_wait(void* h, void const* d, std::size_t bytes, hipStream_t s) {
+    thread_local std::size_t size = 0;
+    thread_local void* pinned = nullptr;
+    if (bytes > size) {
+      if (pinned) (void)hipHostFree(pinned);
+      pinned = nullptr;
+      size = 0;
+      CALM_HIP_CHECK(hipHostMalloc(&pinned, bytes, 0));
+      size = bytes;
+    }
+    CALM_HIP_CHECK(hipMemcpyAsync(pinned, d, bytes, hipMemcpyDeviceToHost, s));
+    CALM_HIP_CHECK(hipStreamSynchronize(s));
+    std::memcpy(h, pinned, bytes);
+  }
 };
 
 using block = gpu::block<warp>;
