@@ -1,0 +1,245 @@
+// calm/algorithms/collision_stats.hpp: how much a key array's updates collide, measured on the device
+// from a sample: intra-warp, intra-block and all-thread collision levels and clustering (000 §3.3).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+#include "../core/error.hpp"
+#include "../core/exec.hpp"
+#include "key_map.hpp"
+#include "private_table.hpp"
+
+namespace calm {
+
+/// The collision statistics of 000 §3.3 over a sample of the keys (see collision_stats below).
+struct collision_statistics {
+  index_t sampled = 0;       ///< keys in the sample
+  index_t out_of_range = 0;  ///< of those, keys outside [0, bins): every scatter skips them
+  index_t distinct = 0;      ///< distinct keys among the sampled keys inside the table
+  /// Intra-warp level: the mean over the sample's warps of the maximal collision factor, the most
+  /// lanes that share one key over the lanes (keys inside the table only). 1/W (no two lanes
+  /// collide) to 1 (one key per warp).
+  double warp_level = 0;
+  /// Intra-block level: the same over groups of block_items consecutive keys. 1/block_items to 1.
+  double block_level = 0;
+  /// All-thread level: the mean access frequency of the sample's distinct keys (sampled in-table keys
+  /// over distinct keys), 1 when none repeats; it grows with the sample size, which is fixed.
+  double all_thread_level = 0;
+  /// Clustering: of the lanes whose key an earlier lane of the warp also has, the fraction whose key
+  /// is the previous lane's (1: equal keys sit next to each other, as in sorted runs; 0 when none repeats).
+  double clustering = 0;
+
+  std::string to_string() const {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f",
+                  static_cast<long long>(sampled), static_cast<long long>(out_of_range), static_cast<long long>(distinct), warp_level,
+                  block_level, all_thread_level, clustering);
+    return buf;
+  }
+};
+
+struct collision_sample_options {
+  /// Keys sampled (at most; all of them when n is smaller): 2^14 by default, in groups of block_items
+  /// consecutive keys spread evenly over the array. 512 warps and 64 blocks put the standard error of
+  /// each level near 2% and 6%; on an H100 the whole call takes about 20 us, most of it the fixed cost
+  /// of a memset, a launch and a copy back (2^16 keys: 32 us).
+  index_t items = index_t(1) << 14;
+  /// Keys per block group (the threads of the block the sample is taken as): 32 to 1,024.
+  int block_items = 256;
+};
+
+namespace detail {
+
+/// The totals the sampling kernel gathers (fixed point: a factor of 2^20 in the level sums).
+struct collision_totals {
+  std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, pad;
+};
+constexpr std::uint64_t collision_fixed_one = std::uint64_t(1) << 20;
+/// Distinct keys are counted in a bitset of one bit per table entry, up to 2^20 bits (128 KiB, cleared
+/// in about a microsecond); larger tables hash keys onto those bits (then distinct is an estimate, low
+/// by about s^2 / 2^21 for s distinct keys: 3% for 2^16).
+constexpr index_t collision_bitset_bits = index_t(1) << 20;
+
+CALM_HD inline index_t collision_bit(index_t k, index_t bits, index_t bins) {
+  if (bins <= bits) return k;
+  return static_cast<index_t>((static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull) >> 44);  // 20 bits
+}
+
+template <class K, class KeyMap>
+struct collision_sample_program {
+  K const* keys;
+  index_t n, bins, groups, stride;  // group g covers [g * stride, g * stride + block_items) of the keys
+  int block_items;
+  index_t bits;
+  collision_totals* totals;
+  std::uint32_t* bitset;
+  KeyMap key_map;
+
+  // the block's counters in block-local memory (device atomics on a few addresses from every warp
+  // would serialize: one per block at the end instead)
+  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, counters_used };
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t* const skeys = blk.template scratch<index_t>();  // block_items keys (-1: none), then the counters
+    std::uint32_t* const c = reinterpret_cast<std::uint32_t*>(skeys + block_items);
+    index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
+    int const items = block_items;
+    collision_totals* const tot = totals;
+    std::uint32_t* const set = bitset;
+    K const* const k = keys;
+    blk.for_each_warp([&](auto const& w, auto t) { when(w, t < int(counters_used), [&](auto const& l) { store(l, c, t, 0u); }); });
+    blk.sync();
+    auto const add = [c](auto const& l, counter at, int v) { atomic_update(l, plus{}, scope::block_local{}, c + at, static_cast<std::uint32_t>(v)); };
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const i = map([first](int tt) { return first + tt; }, t);
+      auto const valid = map([nn](index_t ii) { return ii < nn; }, i);
+      // every lane loads (an invalid lane key 0, which exists as n > 0), then keeps -1 where it has no key in the table
+      auto const kk = map_keys(w, key_map, load(w, k, select(valid, i, index_t(0))));
+      auto const in = valid & map([nbins](index_t x) { return x >= 0 && x < nbins; }, kk);
+      auto const key = select(in, kk, index_t(-1));
+      store(w, skeys, t, key);
+      int const lanes = popc(w, ballot(w, valid));
+      int const in_lanes = popc(w, ballot(w, in));
+      if (lanes == 0) return;
+      when(w, elect_leader(w), [&](auto const& l) {
+        add(l, sampled, lanes);
+        add(l, out_of_range, lanes - in_lanes);
+      });
+      if (in_lanes == 0) return;
+      when(w, in, [&](auto const& v) {
+        auto const peers = match_any(v, key);
+        auto const mult = popc(v, peers);
+        int top = 0;  // the warp's maximal collision factor times in_lanes, bit by bit from the top
+        for (int b = 6; b >= 0; --b)
+          if (any(v, mult >= (top | (1 << b)))) top |= 1 << b;
+        auto const repeat = (peers & lanes_lt(v)) != 0;
+        auto const in_mask = ballot(v, true);
+        auto const prev = shuffle_up(v, key, 1);
+        auto const lane = lane_id(v);
+        auto const prev_in = map([in_mask](int ln) { return ln > 0 && ((in_mask >> (ln - 1)) & 1) != 0; }, lane);
+        int const reps = popc(v, ballot(v, repeat));
+        int const adj = popc(v, ballot(v, prev_in & (prev == key)));
+        // first sighting of a key in the bitset: the lanes that set its bit
+        auto const bit = map([nbits, nbins](index_t kk) { return collision_bit(kk, nbits, nbins); }, key);
+        auto const word = map([](index_t b) { return b >> 5; }, bit);
+        auto const mask = map([](index_t b) { return 1u << (b & 31); }, bit);
+        auto const leader = !repeat;  // one lane per distinct key of the warp
+        int fresh = 0;
+        when(v, leader, [&](auto const& u) {
+          auto const old = atomic_fetch_update(u, bit_or{}, scope::device{}, set + word, mask);
+          fresh = popc(u, ballot(u, (old & mask) == 0u));
+        });
+        when(v, elect_leader(v), [&](auto const& l) {
+          add(l, warp_sum, static_cast<int>(static_cast<std::uint64_t>(top) * collision_fixed_one / static_cast<std::uint64_t>(in_lanes)));
+          add(l, warps, 1);
+          add(l, repeats, reps);
+          add(l, adjacent, adj);
+          add(l, distinct, fresh);
+          add(l, in_items, in_lanes);
+        });
+      });
+    });
+    blk.sync();
+    // the block's maximal collision factor: each lane counts its key among the group's keys
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const mine = load(w, skeys, t);
+      when(w, mine >= 0, [&](auto const& u) {
+        auto const mult = map(
+            [skeys, items](index_t kk) {
+              std::uint32_t m = 0;
+              for (int j = 0; j < items; ++j) m += skeys[j] == kk;
+              return m;
+            },
+            mine);
+        atomic_update(u, max{}, scope::block_local{}, c + most, mult);
+      });
+    });
+    blk.sync();
+    blk.for_each_warp([&](auto const& w, auto t) {
+      when(w, t == 0, [&](auto const& l) {
+        auto const put = [&](std::uint64_t* at, std::uint64_t v) {
+          if (v) atomic_update(l, plus{}, scope::device{}, at, v);
+        };
+        std::uint32_t const top = c[most], inside = c[in_items];
+        if (inside > 0) {
+          put(&tot->block_sum, static_cast<std::uint64_t>(top) * collision_fixed_one / inside);
+          put(&tot->blocks, 1);
+        }
+        put(&tot->warp_sum, c[warp_sum]);
+        put(&tot->warps, c[warps]);
+        put(&tot->repeats, c[repeats]);
+        put(&tot->adjacent, c[adjacent]);
+        put(&tot->distinct, c[distinct]);
+        put(&tot->sampled, c[sampled]);
+        put(&tot->out_of_range, c[out_of_range]);
+      });
+    });
+  }
+};
+
+
+/// collision_stats with the keys mapped to table indices by key_map.
+template <class K, class KeyMap, class Exec>
+collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, collision_sample_options const& opt, KeyMap const& key_map, Exec const& ex) {
+  require(n >= 0, errc::invalid_argument, "collision_stats: n = " + std::to_string(n) + " is negative");
+  require(bins >= 0, errc::invalid_argument, "collision_stats: negative table size " + std::to_string(bins));
+  require(n == 0 || keys != nullptr, errc::invalid_argument, "collision_stats: keys is null");
+  require(opt.block_items >= 32 && opt.block_items <= 1024, errc::invalid_argument, "collision_stats: block_items must be in [32, 1024]");
+  require(opt.items >= opt.block_items, errc::invalid_argument, "collision_stats: items must be at least block_items");
+  collision_statistics s;
+  if (n == 0) return s;
+  index_t const bi = opt.block_items;
+  index_t const want = (std::min(n, opt.items) + bi - 1) / bi;
+  index_t const all = (n + bi - 1) / bi;
+  index_t const groups = std::min(want, all);
+  // groups start on multiples of block_items (so on warp boundaries), evenly spread over the array
+  index_t const stride = groups == all ? bi : (all / groups) * bi;
+  index_t const bits = std::max<index_t>(32, std::min(bins, collision_bitset_bits));
+  std::size_t const set_bytes = static_cast<std::size_t>((bits + 31) / 32) * 4;
+  std::size_t const bytes = sizeof(collision_totals) + set_bytes;
+  auto* const mem = static_cast<unsigned char*>(ex.allocate(bytes));
+  collision_totals t{};
+  try {
+    ex.fill(mem, 0, bytes);
+    auto* const totals = reinterpret_cast<collision_totals*>(mem);
+    auto* const set = reinterpret_cast<std::uint32_t*>(mem + sizeof(collision_totals));
+    ex.for_each_block(groups, opt.block_items, static_cast<std::size_t>(bi) * sizeof(index_t) + 64,
+                      collision_sample_program<K, KeyMap>{keys, n, bins, groups, stride, opt.block_items, bits, totals, set, key_map});
+    ex.to_host(&t, totals, sizeof t);
+  } catch (...) {
+    ex.release(mem);
+    throw;
+  }
+  ex.release(mem);
+  s.sampled = static_cast<index_t>(t.sampled);
+  s.out_of_range = static_cast<index_t>(t.out_of_range);
+  s.distinct = static_cast<index_t>(t.distinct);
+  double const one = static_cast<double>(collision_fixed_one);
+  s.warp_level = t.warps ? static_cast<double>(t.warp_sum) / one / static_cast<double>(t.warps) : 0.0;
+  s.block_level = t.blocks ? static_cast<double>(t.block_sum) / one / static_cast<double>(t.blocks) : 0.0;
+  s.all_thread_level = t.distinct ? static_cast<double>(t.sampled - t.out_of_range) / static_cast<double>(t.distinct) : 0.0;
+  s.clustering = t.repeats ? static_cast<double>(t.adjacent) / static_cast<double>(t.repeats) : 0.0;
+  return s;
+}
+
+}  // namespace detail
+
+/// The collision statistics (000 §3.3) of keys[0, n) scattered into a table of `bins` entries,
+/// measured on the device (ex's stream) over a sample of opt.items keys in groups of opt.block_items
+/// consecutive keys spread evenly over the array (all of it when n <= opt.items), then copied to the
+/// host: the call waits for ex's stream. Throws calm::error on bad arguments.
+///
+///   calm::collision_statistics s = calm::collision_stats(keys, n, 256);
+///   std::puts(s.to_string().c_str());  // "sampled 65536 (...): warp 0.0938, block 0.0195, all-thread 256.00, ..."
+template <class K, class Exec = default_exec>
+collision_statistics collision_stats(K const* keys, index_t n, index_t bins, collision_sample_options const& opt = {}, Exec const& ex = Exec{}) {
+  static_assert(std::is_integral<K>::value, "collision_stats: keys must be integers");
+  return detail::sample_collisions(keys, n, bins, opt, detail::identity_key{}, ex);
+}
+
+}  // namespace calm

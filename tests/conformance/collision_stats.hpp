@@ -1,0 +1,133 @@
+// Conformance: collision_stats against the statistics of 000 §3.3 computed exactly on the host, over
+// the same sample (the whole array when it is small, evenly spread groups otherwise), for every key
+// kind, ragged sizes, keys outside the table and inputs whose levels are known in closed form.
+#pragma once
+
+#include <map>
+
+#include "../support/scatter_reference.hpp"
+
+namespace calm_test {
+
+/// The statistics of keys[g * stride, g * stride + block) for the sampled groups, by their definitions.
+template <class K>
+calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t bins, calm::collision_sample_options const& opt) {
+  calm::collision_statistics s;
+  index_t const n = static_cast<index_t>(keys.size()), bi = opt.block_items;
+  if (n == 0) return s;
+  index_t const all = (n + bi - 1) / bi, groups = std::min((std::min(n, opt.items) + bi - 1) / bi, all);
+  index_t const stride = groups == all ? bi : (all / groups) * bi;
+  int const W = warp_size();
+  std::set<long long> distinct;
+  double warp_sum = 0, block_sum = 0;
+  long long warps = 0, blocks = 0, repeats = 0, adjacent = 0;
+  auto inside = [&](index_t i) { return static_cast<long long>(keys[i]) >= 0 && static_cast<long long>(keys[i]) < bins; };
+  for (index_t g = 0; g < groups; ++g) {
+    index_t const b0 = g * stride, b1 = std::min(n, b0 + bi);
+    std::map<long long, int> in_block;
+    for (index_t w0 = b0; w0 < b1; w0 += W) {
+      std::map<long long, int> in_warp;
+      index_t const w1 = std::min(b1, w0 + W);
+      for (index_t i = w0; i < w1; ++i) {
+        ++s.sampled;
+        if (!inside(i)) {
+          ++s.out_of_range;
+          continue;
+        }
+        long long const k = static_cast<long long>(keys[i]);
+        if (in_warp[k]++ > 0) {
+          ++repeats;
+          if (i > w0 && inside(i - 1) && static_cast<long long>(keys[i - 1]) == k) ++adjacent;
+        }
+        ++in_block[k];
+        distinct.insert(k);
+      }
+      int most = 0, lanes = 0;
+      for (auto const& [k, c] : in_warp) most = std::max(most, c), lanes += c;
+      if (lanes) warp_sum += static_cast<double>(most) / lanes, ++warps;
+    }
+    int most = 0, items = 0;
+    for (auto const& [k, c] : in_block) most = std::max(most, c), items += c;
+    if (items) block_sum += static_cast<double>(most) / items, ++blocks;
+  }
+  s.distinct = static_cast<index_t>(distinct.size());
+  s.warp_level = warps ? warp_sum / warps : 0;
+  s.block_level = blocks ? block_sum / blocks : 0;
+  s.all_thread_level = s.distinct ? static_cast<double>(s.sampled - s.out_of_range) / s.distinct : 0;
+  s.clustering = repeats ? static_cast<double>(adjacent) / repeats : 0;
+  return s;
+}
+
+template <class K>
+calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bins, calm::collision_sample_options const& opt = {}) {
+  buffer<K> d(keys);
+  auto const s = calm::collision_stats(d.data(), static_cast<index_t>(keys.size()), bins, opt, exec{});
+  auto const r = reference_stats(keys, bins, opt);
+  INFO("n " << keys.size() << ", bins " << bins << ", items " << opt.items << ", block " << opt.block_items << "\n got  "
+            << s.to_string() << "\n want " << r.to_string());
+  CHECK(s.sampled == r.sampled);
+  CHECK(s.out_of_range == r.out_of_range);
+  CHECK(s.distinct == r.distinct);
+  // the level sums are kept in fixed point (2^-20 per warp or block)
+  CHECK(s.warp_level == Approx(r.warp_level).margin(1e-5));
+  CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
+  CHECK(s.all_thread_level == Approx(r.all_thread_level).epsilon(1e-12));
+  CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
+  return s;
+}
+
+}  // namespace calm_test
+
+TEST_CASE("collision_stats: the levels of 000 §3.3 against exact values on the host", "[stats]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 33, 1001, 65536, 300007);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const bins = GENERATE(3, 4096, 1 << 20);
+  bool const stray = GENERATE(false, true);
+  CAPTURE(name, warp_size(), to_string(kind), stray);
+  auto g = rng(7001 + n + static_cast<int>(kind) * 31 + bins);
+  measured_stats(table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, stray), bins);
+  measured_stats(table_keys<std::int32_t>(static_cast<std::size_t>(n), kind, bins, g, stray), bins, {4096, 100});
+  measured_stats(table_keys<std::uint16_t>(static_cast<std::size_t>(n), kind, std::min<index_t>(bins, 65536), g, stray),
+                 std::min<index_t>(bins, 65536), {1 << 14, 1024});
+}
+
+TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
+  using namespace calm_test;
+  int const W = warp_size();
+  index_t const n = 1 << 17;
+  // one key: every factor is 1, every repeat is next to its twin
+  auto s = measured_stats(std::vector<std::uint32_t>(n, 5u), 16);
+  CHECK(s.warp_level == Approx(1.0));
+  CHECK(s.block_level == Approx(1.0));
+  CHECK(s.clustering == Approx(1.0));
+  CHECK(s.distinct == 1);
+  CHECK(s.sampled == calm::collision_sample_options{}.items);
+  // every key distinct: 1/W, 1/256, no repeats, each key seen once
+  std::vector<std::uint32_t> ids(n);
+  for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
+  s = measured_stats(ids, n);
+  CHECK(s.warp_level == Approx(1.0 / W));
+  CHECK(s.block_level == Approx(1.0 / 256));
+  CHECK(s.all_thread_level == Approx(1.0));
+  CHECK(s.clustering == 0.0);
+  // keys i % 4: W/4 lanes per key, none next to its twin
+  for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i % 4);
+  s = measured_stats(ids, 4);
+  CHECK(s.warp_level == Approx(0.25));
+  CHECK(s.clustering == 0.0);
+  // every key outside the table
+  s = measured_stats(std::vector<std::uint32_t>(1000, 9u), 4);
+  CHECK(s.out_of_range == 1000);
+  CHECK(s.warp_level == 0.0);
+}
+
+TEST_CASE("collision_stats: bad arguments throw", "[stats]") {
+  using namespace calm_test;
+  buffer<std::uint32_t> d(std::vector<std::uint32_t>(10, 1u));
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), -1, 4, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::collision_stats(static_cast<std::uint32_t const*>(nullptr), 10, 4, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, -4, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, {1 << 16, 16}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, {100, 256}, exec{}), calm::error);
+}
