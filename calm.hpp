@@ -27,4 +27,6 @@
 #include "algorithms/hot_key_cache.hpp"
 #include "algorithms/cluster_privatize.hpp"
 #include "algorithms/set_scatter.hpp"
+#include "algorithms/collision_stats.hpp"
+#include "algorithms/scatter.hpp"
 #include "backends/per_lane.hpp"

@@ -9,6 +9,7 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
+#include "key_map.hpp"
 #include "private_table.hpp"
 
 namespace calm {
@@ -172,7 +173,7 @@ CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values,
 
 /// The block program of privatize_scatter: clear the private table, stream the block's items into
 /// it, merge the copies into the device table.
-template <int Vec, class Strategy, class Op, class K, class Values, class T>
+template <int Vec, class Strategy, class Op, class K, class Values, class T, class KeyMap = identity_key>
 struct privatized_scatter_program {
   Op op;
   K const* keys;
@@ -181,6 +182,7 @@ struct privatized_scatter_program {
   T* out;
   private_layout layout;
   Strategy strategy;
+  KeyMap key_map = {};
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -196,7 +198,8 @@ struct privatized_scatter_program {
           return tab.template lane_views<loads_in_flight>(t, std::decay_t<decltype(w)>::size == 1);
         },
         [&](auto const& w, auto const&, auto const& lanes, int u, auto const& k, auto const& v) {
-          update(w, op, scope::block_local{}, lanes.slot(u, k), v, strategy);
+          if constexpr (std::is_same<KeyMap, identity_key>::value) update(w, op, scope::block_local{}, lanes.slot(u, k), v, strategy);
+          else update(w, op, scope::block_local{}, lanes.slot(u, map_keys(w, key_map, k)), v, strategy);
         });
     tab.merge_into(blk, op, scope::device{}, out);
   }
@@ -237,6 +240,19 @@ bool chunk_loads(K const* keys, VS const& vals) {
   return ok;
 }
 
+/// Launch privatize_scatter's block program (arguments checked, the plan made, n > 0, bins > 0).
+template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
+void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
+                               Strategy strategy, Exec const& ex) {
+  index_t const tiles = (n + tile_items<4>(plan.threads) - 1) / tile_items<4>(plan.threads);
+  if (chunk_loads<Exec>(keys, vals))
+    ex.for_each_resident_block(tiles, plan.threads, plan.bytes,
+                               privatized_scatter_program<4, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, plan.layout, strategy, key_map});
+  else
+    ex.for_each_resident_block(tiles * 4, plan.threads, plan.bytes,
+                               privatized_scatter_program<1, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, plan.layout, strategy, key_map});
+}
+
 }  // namespace detail
 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n, through a copy of the table in each block's
@@ -255,15 +271,7 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
   detail::check_scatter_arguments("privatize_scatter", n, keys, values, table, bins);
   privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
   if (n == 0 || bins == 0) return;
-  auto const vals = detail::as_value_source<T>(values);
-  using VS = std::decay_t<decltype(vals)>;
-  index_t const tiles = (n + detail::tile_items<4>(plan.threads) - 1) / detail::tile_items<4>(plan.threads);
-  if (detail::chunk_loads<Exec>(keys, vals))
-    ex.for_each_resident_block(tiles, plan.threads, plan.bytes,
-                               detail::privatized_scatter_program<4, Strategy, Op, K, VS, T>{op, keys, vals, n, table, plan.layout, strategy});
-  else
-    ex.for_each_resident_block(tiles * 4, plan.threads, plan.bytes,
-                               detail::privatized_scatter_program<1, Strategy, Op, K, VS, T>{op, keys, vals, n, table, plan.layout, strategy});
+  detail::launch_privatized_scatter(op, keys, detail::as_value_source<T>(values), n, table, plan, detail::identity_key{}, strategy, ex);
 }
 
 }  // namespace calm

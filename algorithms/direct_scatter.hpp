@@ -1,0 +1,85 @@
+// calm/algorithms/direct_scatter.hpp: scatter whole arrays straight into the device table, each warp's
+// lanes merged first by a warp strategy (000 §3.1 Alg. 1-2, 002), optionally in a set_scatter order (000 §3.2).
+#pragma once
+
+#include <type_traits>
+
+#include "../core/error.hpp"
+#include "../core/exec.hpp"
+#include "privatize.hpp"
+
+namespace calm {
+namespace detail {
+
+/// The block program of a direct scatter: every item updates the device table, lanes merged by Strategy.
+template <int Vec, class Strategy, class Op, class K, class Values, class T, class KeyMap>
+struct direct_scatter_program {
+  Op op;
+  K const* keys;
+  Values values;  // T const* or same_value<T>
+  index_t n;
+  T* out;
+  index_t bins;
+  KeyMap key_map;
+  Strategy strategy;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
+      auto const key = map_keys(w, key_map, k);
+      auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
+      when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });
+    });
+  }
+};
+
+/// The same in a given order: the i-th item processed is item order[i] (positions outside [0, n) are skipped).
+template <class Strategy, class Op, class K, class Values, class T, class KeyMap>
+struct ordered_scatter_program {
+  Op op;
+  K const* keys;
+  Values values;
+  index_t const* order;
+  index_t n;
+  T* out;
+  index_t bins;
+  KeyMap key_map;
+  Strategy strategy;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    K const* const ks = keys;
+    Values const vs = values;
+    index_t const nn = n;
+    stream_items<1>(blk, order, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& pos, auto const&) {
+      auto const ok = map([nn](index_t p) { return p >= 0 && p < nn; }, pos);
+      auto const p = select(ok, pos, index_t(0));
+      auto const key = select(ok, map_keys(w, key_map, load(w, ks, p)), index_t(-1));
+      auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
+      when(w, in, [&](auto const& u) {
+        auto const at = out + select(in, key, index_t(0));
+        if constexpr (is_same_value<Values>::value) update(u, op, scope::device{}, at, vs, strategy);
+        else update(u, op, scope::device{}, at, load(u, vs, p), strategy);
+      });
+    });
+  }
+};
+
+/// Launch a direct scatter of n items on ex (arguments already checked, n > 0 and bins > 0).
+template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
+void launch_direct_scatter(Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table, index_t bins,
+                           KeyMap const& key_map, Strategy strategy, Exec const& ex) {
+  constexpr int threads = 512;
+  index_t const tiles = (n + tile_items<4>(threads) - 1) / tile_items<4>(threads);
+  if (order != nullptr)
+    ex.for_each_resident_block(tiles * 4, threads, 0,
+                               ordered_scatter_program<Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, strategy});
+  else if (chunk_loads<Exec>(keys, vals))
+    ex.for_each_resident_block(tiles, threads, 0, direct_scatter_program<4, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, bins, key_map, strategy});
+  else
+    ex.for_each_resident_block(tiles * 4, threads, 0,
+                               direct_scatter_program<1, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, bins, key_map, strategy});
+}
+
+}  // namespace detail
+}  // namespace calm

@@ -1,0 +1,246 @@
+// Conformance: the bulk front door (calm::scatter, calm::histogram, calm::histogram_even) against the
+// sequential reference, for every strategy (automatic included), key kind, table size and op, with a
+// set_scatter order, the count of skipped keys, and the errors it gives before launching.
+#pragma once
+
+#include <cmath>
+
+#include "../support/scatter_reference.hpp"
+
+namespace calm_test {
+
+inline std::vector<calm::strategy> all_strategies() {
+  std::vector<calm::strategy> s;
+  for (int i = 0; i < calm::strategy_count; ++i) s.push_back(static_cast<calm::strategy>(i));
+  return s;
+}
+inline bool block_local(calm::strategy s) { return s == calm::strategy::privatize || s == calm::strategy::privatize_peer_reduce; }
+/// Whether forcing s on `bins` entries of T must throw: a block-local strategy on a table larger than a
+/// block holds, or cluster_privatize on one larger than a cluster holds (where there are clusters).
+template <class T>
+bool forced_too_big(calm::strategy s, index_t bins) {
+  if (block_local(s)) return bins > calm::privatize_capacity<T>(exec{});
+  if (s == calm::strategy::cluster_privatize && exec::has_clusters) return bins > calm::cluster_capacity<T>(exec{});
+  return false;
+}
+
+/// One bulk call on random keys of `kind`, checked against the reference; a block-local strategy
+/// forced on a table too large for a block must throw and leave the table as it was.
+template <class Op, class T, class K = std::uint32_t>
+void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool weighted, bool stray, bool ordered = false) {
+  auto g = rng(9001 + static_cast<int>(kind) * 13 + n + bins * 3 + static_cast<int>(s) * 101);
+  auto keys = table_keys<K>(static_cast<std::size_t>(n), kind, bins, g, stray);
+  auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
+  buffer<K> dkeys(keys);
+  buffer<T> dvals(vals), table(init);
+  buffer<std::uint64_t> skipped(1);
+  skipped.fill_bytes(0);
+  std::vector<index_t> order;
+  if (ordered) {
+    std::vector<std::uint32_t> k32(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) k32[i] = static_cast<std::uint32_t>(keys[i]);
+    order = calm::set_scatter(k32.data(), n);
+  }
+  buffer<index_t> dorder(order);
+  calm::scatter_options opt;
+  opt.strategy = s;
+  opt.skipped = skipped.data();
+  opt.order = ordered ? dorder.data() : nullptr;
+  INFO("bulk " << calm::to_string(s) << ": " << to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted
+               << ", stray " << stray << ", ordered " << ordered);
+  bool const too_big = forced_too_big<T>(s, bins);
+  auto call = [&] {
+    if (weighted) return calm::scatter(Op{}, dkeys.data(), static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
+    return calm::scatter(Op{}, dkeys.data(), calm::constant(T(1)), n, table.data(), bins, opt, exec{});
+  };
+  if (too_big) {
+    REQUIRE_THROWS_AS(call(), calm::error);
+    synchronize();
+    require_equal(table.download(), init, "table after a rejected block-local strategy");
+    return;
+  }
+  calm::strategy const ran = call();
+  synchronize();
+  CHECK(ran != calm::strategy::automatic);
+  if (s != calm::strategy::automatic && n > 0 && bins > 0) CHECK(ran == s);
+  if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
+  verify_scatter<Op, T>(init, keys, vals, table.download(), calm::to_string(s));
+  std::uint64_t outside = 0;
+  for (K k : keys) outside += static_cast<long long>(k) < 0 || static_cast<long long>(k) >= bins;
+  CHECK(skipped.download()[0] == (n > 0 && bins > 0 ? outside : 0u));
+}
+
+}  // namespace calm_test
+
+TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(from_range(all_strategies()));
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 7, 4099, 1 << 20);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size());
+  check_bulk<calm::plus, std::uint32_t>(s, kind, n, bins, false, true);
+  check_bulk<calm::plus, float>(s, kind, n, bins, true, false);
+  check_bulk<calm::max, std::int32_t, std::int32_t>(s, kind, n, bins, true, true);
+  check_bulk<calm::plus, double, std::uint16_t>(s, kind, n, std::min<index_t>(bins, 65536), true, false);
+  check_bulk<calm::plus, std::uint64_t, std::uint8_t>(s, kind, n, std::min<index_t>(bins, 256), false, false);
+}
+
+TEST_CASE("scatter: a set_scatter order, followed by the warp strategies", "[bulk]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(from_range(all_strategies()));
+  keys_kind const kind = GENERATE(keys_kind::runs, keys_kind::hot, keys_kind::uniform_many);
+  index_t const n = GENERATE(0, 33, 30011);
+  CAPTURE(name, warp_size());
+  check_bulk<calm::plus, float>(s, kind, n, 4099, true, false, true);
+  check_bulk<calm::plus, std::uint32_t>(s, kind, n, 7, false, true, true);
+}
+
+TEST_CASE("histogram_even: CUB's even bins over [lower, upper)", "[bulk]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(from_range(all_strategies()));
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 10, 256, 5000);
+  CAPTURE(name, warp_size(), calm::to_string(s), n, bins);
+  auto g = rng(4242 + n + bins + static_cast<int>(s));
+  std::uniform_real_distribution<float> u(-0.25f, 1.25f);  // a sixth below lower, a sixth at or above upper
+  std::vector<float> samples(static_cast<std::size_t>(n));
+  for (auto& x : samples) x = u(g);
+  if (n > 3) samples[0] = 0.0f, samples[1] = 1.0f, samples[2] = std::nanf("");
+  std::vector<std::int32_t> want(static_cast<std::size_t>(bins), 0);
+  for (float x : samples)
+    if (x >= 0.0f && x < 1.0f) ++want[std::min<std::size_t>(static_cast<std::size_t>(static_cast<double>(x) * bins), bins - 1)];
+  buffer<float> d(samples);
+  buffer<std::int32_t> hist(static_cast<std::size_t>(bins));
+  hist.fill_bytes(0);
+  calm::scatter_options opt;
+  opt.strategy = s;
+  if (forced_too_big<std::int32_t>(s, bins)) return;
+  calm::histogram_even(d.data(), n, hist.data(), bins, 0.0, 1.0, opt, exec{});
+  synchronize();
+  require_equal(hist.download(), want, "histogram_even");
+}
+
+TEST_CASE("bulk calls: bad input throws before launching and leaves the table as it was", "[bulk]") {
+  using namespace calm_test;
+  std::vector<float> init(16, 2.5f);
+  buffer<std::uint32_t> dk(std::vector<std::uint32_t>(100, 3));
+  buffer<float> vals(std::vector<float>(100, 1.0f)), table(init);
+  auto scatter = [&](index_t n, std::uint32_t const* k, float const* v, float* t, index_t bins, calm::strategy s) {
+    calm::scatter_options o;
+    o.strategy = s;
+    calm::scatter(calm::plus{}, k, v, n, t, bins, o, exec{});
+  };
+  float const* v = vals.data();
+  REQUIRE_THROWS_AS(scatter(-1, dk.data(), v, table.data(), 16, calm::strategy::automatic), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, nullptr, v, table.data(), 16, calm::strategy::automatic), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), nullptr, table.data(), 16, calm::strategy::naive), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), v, nullptr, 16, calm::strategy::privatize), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), -1, calm::strategy::automatic), calm::error);
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), 16, static_cast<calm::strategy>(99)), calm::error);
+  index_t const huge = calm::privatize_capacity<float>(exec{}) + 1;
+  REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), huge, calm::strategy::privatize), calm::error);
+  buffer<std::int32_t> hist(std::vector<std::int32_t>(16, 7));
+  REQUIRE_THROWS_AS(calm::histogram_even(v, 100, hist.data(), 16, 1.0, 1.0, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::histogram_even(v, 100, hist.data(), 0, 0.0, 1.0, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::histogram(dk.data(), -5, hist.data(), 16, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::strategy_from_string("fastest"), calm::error);
+  CHECK(calm::strategy_from_string("hot_key") == calm::strategy::hot_key);
+  synchronize();
+  require_equal(table.download(), init, "table after rejected calls");
+  require_equal(hist.download(), std::vector<std::int32_t>(16, 7), "histogram after rejected calls");
+}
+
+TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[bulk]") {
+  using namespace calm_test;
+  // the tree is walked on fixed statistics: what walk_tree returns for them is what scatter runs
+  calm::collision_statistics st;
+  st.warp_level = GENERATE(1.0 / 32, 0.25, 1.0);
+  st.block_level = st.warp_level / 4;
+  st.all_thread_level = GENERATE(1.0, 64.0, 65536.0);
+  st.clustering = GENERATE(0.0, 1.0);
+  index_t const bins = GENERATE(1, 256, 4099, 1 << 20);
+  CAPTURE(name, st.to_string(), bins);
+  calm::scatter_shape shape;
+  shape.bins = bins;
+  shape.value_bytes = 4;
+  shape.is_float = true;
+  shape.fits_block = bins <= calm::privatize_capacity<float>(exec{});
+  int sampled = 0;
+  calm::strategy const want = calm::choose_strategy(exec::family, shape, [&] {
+    ++sampled;
+    return st;
+  });
+  CHECK(sampled <= 1);
+  auto g = rng(77 + bins);
+  auto keys = table_keys<std::uint32_t>(5000, keys_kind::uniform_many, bins, g, false);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> table(static_cast<std::size_t>(bins)), vals(std::vector<float>(5000, 1.0f));
+  table.fill_bytes(0);
+  calm::scatter_options opt;
+  opt.stats = &st;
+  calm::strategy const ran = calm::scatter(calm::plus{}, dk.data(), static_cast<float const*>(vals.data()), 5000, table.data(), bins, opt, exec{});
+  synchronize();
+  bool const replaced = (block_local(want) && !shape.fits_block) || want == calm::strategy::cluster_privatize;
+  if (!replaced) CHECK(ran == want);
+}
+
+#if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_HIP)
+TEST_CASE("bulk calls on a stream of the caller's", "[bulk]") {
+  using namespace calm_test;
+  backend::runtime::stream_t stream{};
+#if defined(CALM_BACKEND_CUDA)
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+#else
+  REQUIRE(hipStreamCreate(&stream) == hipSuccess);
+#endif
+  auto g = rng(31);
+  auto keys = table_keys<std::uint32_t>(100003, keys_kind::hot, 4099, g, true);
+  buffer<std::uint32_t> dk(keys);
+  buffer<std::uint32_t> hist(4099);
+  hist.fill_bytes(0);
+  for (calm::strategy s : all_strategies()) {
+    calm::scatter_options opt;
+    opt.strategy = s;
+    calm::histogram(dk.data(), 100003, hist.data(), 4099, opt, calm::on_stream(stream));
+  }
+  calm::on_stream(stream).synchronize();
+  std::vector<std::uint32_t> want(4099, 0);
+  for (auto k : keys)
+    if (k < 4099) want[k] += calm::strategy_count;
+  require_equal(hist.download(), want, "histograms on the caller's stream");
+#if defined(CALM_BACKEND_CUDA)
+  cudaStreamDestroy(stream);
+#else
+  (void)hipStreamDestroy(stream);
+#endif
+}
+#endif
+
+TEST_CASE("bulk calls: more than 2^31 items use 64-bit indexing (GPU only)", "[bulk][large]") {
+  using namespace calm_test;
+  if (std::string(name) == "openmp") return;  // 2 GiB of keys per strategy: the GPU run checks it
+  index_t const n = (index_t(1) << 31) + 12345;
+  std::vector<std::uint8_t> keys(static_cast<std::size_t>(n));
+  std::uint64_t x = 0x243f6a8885a308d3ull ^ Catch::rngSeed();
+  for (auto& k : keys) {  // xorshift64: a uniform byte per item, a third of them folded onto key 7
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    k = (x & 3) == 0 ? std::uint8_t(7) : static_cast<std::uint8_t>(x >> 24);
+  }
+  std::vector<std::uint64_t> want(256, 0);
+  for (auto k : keys) ++want[k];
+  buffer<std::uint8_t> d(keys);
+  keys = {};
+  for (calm::strategy s : {calm::strategy::automatic, calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize,
+                           calm::strategy::hot_key}) {
+    CAPTURE(calm::to_string(s));
+    buffer<std::uint64_t> hist(256);
+    hist.fill_bytes(0);
+    calm::scatter_options opt;
+    opt.strategy = s;
+    calm::histogram(d.data(), n, hist.data(), 256, opt, exec{});
+    synchronize();
+    require_equal(hist.download(), want, "histogram of 2^31 + 12345 keys");
+  }
+}
