@@ -23,6 +23,15 @@ inline int log2_keys() {
   return std::string(backend::backend_name) == "openmp" ? 24 : 26;
 }
 
+/// The next value of the splitmix64 sequence whose state is s: the keys' random source, the same
+/// on every machine.
+inline std::uint64_t splitmix64(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 /// The key distributions of design.md and reference/baselines.md.
 enum class dist { uniform, runs32, halfhot, zipf, image };
 inline char const* to_string(dist d) {

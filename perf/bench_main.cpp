@@ -90,12 +90,7 @@ void measure_read_rate() {
 std::vector<std::uint32_t> make_keys(std::size_t n, std::uint32_t bins, dist d, std::uint64_t seed) {
   std::vector<std::uint32_t> keys(n);
   std::uint64_t s = seed;
-  auto next = [&s] {  // splitmix64
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
+  auto next = [&s] { return splitmix64(s); };
   std::uint32_t run = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t r = next();

@@ -1,0 +1,208 @@
+// The bulk front door (calm::scatter, calm::histogram) with every strategy forced and with
+// strategy::automatic (sampling included), beside cub::DeviceHistogram (CUDA), on the training inputs the
+// tree is fitted to and on held-out inputs (new distributions, table sizes and key counts). The
+// "stats" case of each input records its collision statistics and their sampling time.
+//
+//   CALM_BULK_SET=train   bulk/train/...    9 distributions x 23 table sizes x 3 workloads, 2^25 keys
+//   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
+//                                           and the 5 training ones at new table sizes with 2^24 keys
+//   (unset)               bulk/demo/...     a few inputs, for the short host sweep
+// perf/fit_tree.py fits the tree to a train file; perf/eval_tree.py scores automatic on a heldout file.
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#if defined(CALM_BACKEND_CUDA)
+#include <cub/device/device_histogram.cuh>
+#endif
+
+namespace calm_bench {
+namespace {
+
+/// The distributions of the bulk sweep: the five of the suite (training) and six new ones (held out).
+std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::string const& d, std::uint64_t seed) {
+  std::vector<std::uint32_t> k(n);
+  std::uint64_t s = seed;
+  auto next = [&s] { return splitmix64(s); };
+  auto unit = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
+  std::uint32_t run = 0, left = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t const r = next();
+    auto const any = static_cast<std::uint32_t>(r % bins);
+    if (d == "uniform" || d == "sorted") k[i] = any;
+    else if (d == "runs32") k[i] = i % 32 == 0 ? (run = any) : run;
+    else if (d == "halfhot") k[i] = (r >> 63) ? 0u : any;
+    else if (d == "zipf") k[i] = static_cast<std::uint32_t>(bins * std::pow(unit(), 4.0)) % bins;
+    else if (d == "image") k[i] = static_cast<std::uint32_t>((i / 64 + (r & 15)) % bins);
+    else if (d == "runs256") k[i] = i % 256 == 0 ? (run = any) : run;
+    else if (d == "hot10") k[i] = (r >> 32) % 10 == 0 ? 0u : any;
+    else if (d == "hot25") k[i] = (r >> 62) == 0 ? 0u : any;
+    else if (d == "zipf8") k[i] = static_cast<std::uint32_t>(bins * std::pow(unit(), 8.0)) % bins;
+    // held out
+    else if (d == "runs_short") {  // runs of 1 to 8 equal keys
+      if (left == 0) run = any, left = 1 + static_cast<std::uint32_t>((r >> 40) % 8);
+      k[i] = run, --left;
+    } else if (d == "twohot") k[i] = (r >> 62) == 0 ? 0u : (r >> 62) == 1 ? bins / 2 : any;  // a quarter on each of two keys
+    else if (d == "gauss") {  // normal around the middle, sigma = bins / 64 + 1 (Box-Muller)
+      double const g = std::sqrt(-2.0 * std::log(1.0 - unit())) * std::cos(6.283185307179586 * unit());
+      k[i] = static_cast<std::uint32_t>(std::clamp<double>(bins / 2.0 + g * (bins / 64.0 + 1.0), 0.0, bins - 1.0));
+    } else if (d == "zipf2") k[i] = static_cast<std::uint32_t>(bins * unit() * unit()) % bins;
+    else if (d == "hotset") k[i] = (r >> 61) < 7 ? static_cast<std::uint32_t>((r >> 20) % std::max(1u, bins / 100 + 1)) : any;  // 7/8 on 1%
+    else throw calm::error(calm::errc::invalid_argument, "bulk sweep: unknown distribution " + d);
+  }
+  if (d == "sorted") std::sort(k.begin(), k.end());
+  return k;
+}
+
+/// The keys of the input being run (one input at a time: the cases of an input are registered together).
+backend::device_buffer<std::uint32_t> const& input_keys(std::size_t n, std::uint32_t bins, std::string const& d) {
+  static std::string last;
+  static std::unique_ptr<backend::device_buffer<std::uint32_t>> keys;
+  std::string const id = d + "/" + std::to_string(bins) + "/" + std::to_string(n);
+  if (id != last) {
+    keys.reset();
+    keys = std::make_unique<backend::device_buffer<std::uint32_t>>(bulk_keys(n, bins, d, 7));
+    last = id;
+  }
+  return *keys;
+}
+
+template <class T>
+backend::device_buffer<T> const& bulk_weights(std::size_t n) {
+  static std::unique_ptr<backend::device_buffer<T>> w;
+  if (!w || w->size() < n) {
+    std::vector<T> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = T(1) + static_cast<T>(i % 7) * T(0.25);
+    w = std::make_unique<backend::device_buffer<T>>(h);
+  }
+  return *w;
+}
+
+struct input {
+  std::string set, workload, dist;  // workload: hist_u32, scatter_f32, scatter_f64
+  std::uint32_t bins;
+  int log2_n;
+};
+
+/// One bulk call of `in` with strategy s (T: the table's type; counting when workload is a histogram).
+template <class T>
+calm::strategy bulk_call(input const& in, calm::strategy s, T* table, calm::scatter_options opt = {}) {
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  opt.strategy = s;
+  if (in.workload == "hist_u32") return calm::histogram(pk, static_cast<index_t>(n), table, in.bins, opt);
+  return calm::scatter(calm::plus{}, pk, bulk_weights<T>(n).data(), static_cast<index_t>(n), table, in.bins, opt);
+}
+
+template <class T>
+void bulk_case(benchmark::State& state, input in, calm::strategy s) {
+  backend::device_buffer<T> table(in.bins);
+  table.fill_bytes(0);
+  calm::strategy ran = s;
+  try {
+    ran = bulk_call(in, s, table.data());  // warm-up (and the strategy automatic picks)
+  } catch (calm::error const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) state.SetIterationTime(time_device([&] { bulk_call(in, s, table.data()); }));
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))));
+  state.counters["ran"] = static_cast<double>(static_cast<int>(ran));
+}
+
+/// The input's collision statistics, the time to sample them, and the table facts the tree reads.
+template <class T>
+void stats_case(benchmark::State& state, input in) {
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  calm::collision_statistics s;
+  for (auto _ : state) state.SetIterationTime(time_device([&] { s = calm::collision_stats(pk, static_cast<index_t>(n), in.bins); }));
+  state.counters["warp_level"] = s.warp_level;
+  state.counters["block_level"] = s.block_level;
+  state.counters["all_thread_level"] = s.all_thread_level;
+  state.counters["clustering"] = s.clustering;
+  state.counters["value_bytes"] = sizeof(T);
+  state.counters["is_float"] = std::is_floating_point<T>::value;
+  state.counters["counting"] = in.workload == "hist_u32";
+  calm::default_exec const ex{};
+  bool const fits = in.bins <= calm::privatize_capacity<T>(ex);
+  state.counters["fits_block"] = fits;
+  state.counters["copies"] = fits ? calm::replication_for(in.bins, sizeof(T), ex.replication_budget_bytes(), in.workload == "hist_u32" ? 8 : 32) : 0;
+}
+
+#if defined(CALM_BACKEND_CUDA)
+void cub_case(benchmark::State& state, input in) {
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  backend::device_buffer<std::uint32_t> hist(in.bins);
+  std::size_t temp_bytes = 0;
+  auto call = [&](void* temp) {
+    cudaError_t const e = cub::DeviceHistogram::HistogramEven(temp, temp_bytes, pk, hist.data(), static_cast<int>(in.bins + 1), 0u,
+                                                              in.bins, static_cast<int>(n));
+    if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, cudaGetErrorString(e));
+  };
+  try {
+    call(nullptr);
+    backend::device_buffer<unsigned char> temp(temp_bytes);
+    call(temp.data());
+    for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
+  } catch (calm::error const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+}
+#endif
+
+template <class T>
+void register_input(input const& in) {
+  std::string const base = "bulk/" + in.set + "/" + in.workload + "/" + in.dist + "/" + std::to_string(in.bins) + "/" + std::to_string(in.log2_n) + "/";
+  auto reg = [](std::string const& name, auto f, auto... a) {
+    benchmark::RegisterBenchmark(name.c_str(), f, a...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.03);
+  };
+  reg(base + "stats", stats_case<T>, in);
+  for (int s = 0; s < calm::strategy_count; ++s)
+    reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s));
+#if defined(CALM_BACKEND_CUDA)
+  // beyond 2^20 bins CUB 2.x (CUDA 13.0) ends in an illegal address at 2^24 bins, and the error is sticky
+  if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + "cub", cub_case, in);
+#endif
+}
+
+void register_set(std::string const& set, std::vector<std::string> const& dists, std::vector<std::uint32_t> const& bins, std::vector<int> const& log2_ns,
+                  bool doubles = true) {
+  for (int ln : log2_ns)
+    for (auto const& d : dists)
+      for (std::uint32_t b : bins) {
+        register_input<std::uint32_t>({set, "hist_u32", d, b, ln});
+        register_input<float>({set, "scatter_f32", d, b, ln});
+        if (doubles) register_input<double>({set, "scatter_f64", d, b, ln});
+      }
+}
+
+[[maybe_unused]] bool const registered = [] {
+  char const* e = std::getenv("CALM_BULK_SET");
+  std::string const set = e ? e : "demo";
+  int const ln = log2_keys() - 1;  // 2^25 keys on a GPU, 2^23 on the host
+  std::vector<std::string> const train = {"uniform", "runs32", "runs256", "halfhot", "hot10", "hot25", "zipf", "zipf8", "image"};
+  if (set == "train") {
+    std::vector<std::uint32_t> bins;  // 4^k and 3 * 2^(2k+1): 1 to 2^24
+    for (int b = 0; b <= 24; b += 2) {
+      bins.push_back(1u << b);
+      if (b < 20) bins.push_back(3u << (b + 1));
+    }
+    register_set(set, train, bins, {ln});
+  } else if (set == "heldout") {
+    register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
+    register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
+  } else {
+    register_set("demo", {"uniform", "halfhot"}, {256, 100000}, {ln}, false);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace calm_bench

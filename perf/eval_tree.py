@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Score strategy::automatic on held-out inputs: its measured time (sampling included) against the best
+forced strategy of each input, beside naive atomics and cub::DeviceHistogram from the same run.
+
+    python3 perf/eval_tree.py HELDOUT.json [--report FILE.md]
+
+HELDOUT.json: `CALM_BULK_SET=heldout calm_bench --benchmark_filter=^bulk/heldout/`. Speeds are time(best) /
+time(automatic): 1.0 is the per-input best; "% off optimal" is the paper's (000 Tables 1-2), the mean
+extra time over the best.
+"""
+import argparse
+import math
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_tree import STRATEGIES, emit, geo, load_inputs  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("heldout")
+    ap.add_argument("--report")
+    a = ap.parse_args()
+    inputs = {k: r for k, r in load_inputs(a.heldout).items() if "auto" in r}
+    if not inputs:
+        sys.exit("eval_tree: no held-out inputs with an automatic case in " + a.heldout)
+    groups = defaultdict(list)
+    rows = []
+    for k in sorted(inputs):
+        r = inputs[k]
+        x = r["best"] / r["auto"]
+        best = min(STRATEGIES, key=lambda s: r["times"][s])
+        ran = STRATEGIES[r["auto_ran"] - 1] if 1 <= r.get("auto_ran", -1) <= len(STRATEGIES) else "?"
+        vs_naive = r["times"]["naive"] / r["auto"]
+        vs_cub = r["cub"] / r["auto"] if "cub" in r else None
+        groups[("all", "")].append(x)
+        groups[(k[1], "")].append(x)
+        groups[(k[1], k[2])].append(x)
+        rows.append((k, x, best, ran, vs_naive, vs_cub, r["stats_time"]))
+    lines = [f"# strategy::automatic on held-out inputs\n", f"File: `{a.heldout}`, {len(inputs)} inputs.\n",
+             "Speed = time of the per-input best forced strategy / time of automatic (sampling included).\n",
+             "| workload | distribution | inputs | geo mean | min | % off optimal |", "| --- | --- | --- | --- | --- | --- |"]
+    for (wl, d) in sorted(groups, key=lambda g: (g[0] == "all", g)):
+        xs = groups[(wl, d)]
+        off = 100 * (sum(1 / x for x in xs) / len(xs) - 1)
+        lines.append(f"| {wl} | {d or 'every'} | {len(xs)} | {geo(xs):.3f} | {min(xs):.3f} | {off:.1f}% |")
+    lines += ["\nEvery input (speed over the best; naive and CUB: automatic's speed-up over them):\n",
+              "| workload | distribution | bins | log2 keys | speed | best | automatic ran | x naive | x CUB | sampling us |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for k, x, best, ran, vn, vc, st in rows:
+        cub = f"{vc:.2f}" if vc is not None else "-"
+        lines.append(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {x:.3f} | {best} | {ran} | {vn:.2f} | {cub} | {st * 1e6:.1f} |")
+    emit(lines, a.report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Fit calm's strategy tree (000 §3.3) to a bulk training sweep and write it as a model file.
+
+    python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/models/hopper.inc] [--report FILE.md]
+
+TRAIN.json: the Google Benchmark JSON of `CALM_BULK_SET=train calm_bench --benchmark_filter=^bulk/train/`.
+Each input (workload, distribution, table size, keys) gives the time of every forced strategy and its
+collision statistics ("stats" case, with the time to sample them). The tree is a CART over the features of
+algorithms/choose.hpp whose leaves pick the strategy with the least loss over their inputs, the loss of an
+input being log(time / best time) plus a steep penalty below 0.9x of the best; a path that tests a sampled
+statistic pays the sampling time on each of its inputs. The report gives leave-one-out quality the paper's
+way: for each input, a tree fitted to the others chooses, and "% off optimal" is its time over the best.
+Plain Python: no numpy needed.
+"""
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+
+STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"]
+FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "warp_level", "block_level",
+            "all_thread_level", "clustering"]
+# H100 (sm_90): one block's block-local memory and privatize's replication budget (58% of it), for
+# training files written before the "copies" counter existed
+H100_BLOCK_BYTES, H100_COPY_BUDGET = 232448, 232448 // 100 * 58
+
+
+def replication_for(bins, elem, budget, max_copies):
+    """algorithms/privatize.hpp's rule."""
+    r = 1
+    while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
+        r *= 2
+    return r
+SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering"}
+FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
+
+
+def load_inputs(path):
+    """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}"""
+    with open(path) as f:
+        data = json.load(f)
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    inputs = defaultdict(lambda: {"times": {}, "features": {}})
+    for b in data["benchmarks"]:
+        parts = b["name"].split("/")
+        if len(parts) < 8 or parts[0] != "bulk":
+            continue
+        _, set_, workload, dist, bins, log2n, case = parts[:7]
+        key = (set_, workload, dist, int(bins), int(log2n))
+        rec = inputs[key]
+        t = b.get("real_time", float("inf")) * unit[b.get("time_unit", "ns")]
+        if b.get("error_occurred"):
+            t = float("inf")
+        if case == "stats":
+            rec["stats_time"] = t
+            f = rec["features"]
+            f["log2_bins"] = math.log2(int(bins))
+            f["op_kind"] = 0.0
+            for k in ["value_bytes", "is_float", "counting", "fits_block", "warp_level", "block_level", "all_thread_level", "clustering"]:
+                f[k] = float(b.get(k, 0.0))
+            copies = b.get("copies")
+            if copies is None:
+                copies = replication_for(int(bins), int(f["value_bytes"]), H100_COPY_BUDGET, 8 if f["counting"] else 32) if f["fits_block"] else 0
+            f["log2_copies"] = math.log2(copies) if copies > 0 else -1.0
+        elif case == "automatic":
+            rec["auto"] = t
+            rec["auto_ran"] = int(b.get("ran", -1))
+        elif case == "cub":
+            rec["cub"] = t
+        elif case in STRATEGIES:
+            rec["times"][case] = t
+    out = {}
+    for k, r in inputs.items():
+        if "stats_time" in r and all(s in r["times"] for s in STRATEGIES):
+            r["best"] = min(r["times"].values())
+            r["loss"] = {False: input_loss(r, False), True: input_loss(r, True)}
+            out[k] = r
+    return out
+
+
+def loss_rows(inputs, keys, sampled):
+    """Per input, per strategy: the loss of choosing it (with the sampling time when `sampled`)."""
+    return [inputs[k]["loss"][sampled] for k in keys]
+
+
+def input_loss(r, sampled):
+    """The loss of each strategy on input r: log of its time (plus the sampling time when `sampled`)
+    over the best, and eight times more for what falls below 0.9x; a strategy that failed costs 50."""
+    extra = r["stats_time"] if sampled else 0.0
+    row = []
+    for s in STRATEGIES:
+        t = r["times"][s]
+        if math.isinf(t):
+            row.append(50.0)
+            continue
+        x = math.log((t + extra) / r["best"])
+        row.append(x + 8.0 * max(0.0, x - FLOOR))
+    return row
+
+
+def best_leaf(rows):
+    sums = [sum(r[j] for r in rows) for j in range(len(STRATEGIES))]
+    j = min(range(len(STRATEGIES)), key=lambda i: (sums[i], i))
+    return j, sums[j]
+
+
+def best_split(inputs, keys, sampled, min_leaf, features=FEATURES):
+    """(loss, feature, threshold) of the best single split of `keys`, or None."""
+    rows = {s: loss_rows(inputs, keys, s) for s in (sampled, True)}
+    best = None
+    for f in features:
+        child_sampled = sampled or f in SAMPLED
+        lr = rows[child_sampled]
+        order = sorted(range(len(keys)), key=lambda i: inputs[keys[i]]["features"][f])
+        vals = [inputs[keys[i]]["features"][f] for i in order]
+        total = [sum(lr[i][j] for i in range(len(keys))) for j in range(len(STRATEGIES))]
+        left = [0.0] * len(STRATEGIES)
+        for pos in range(len(order) - 1):
+            i = order[pos]
+            for j in range(len(STRATEGIES)):
+                left[j] += lr[i][j]
+            if vals[pos] == vals[pos + 1] or pos + 1 < min_leaf or len(order) - pos - 1 < min_leaf:
+                continue
+            loss = min(left) + min(t - l for t, l in zip(total, left))
+            if best is None or loss < best[0] - 1e-12:
+                best = (loss, f, (vals[pos] + vals[pos + 1]) / 2)
+    return best
+
+
+def min_gain(n):
+    """What a split must save to be taken: it must pay for itself clearly, not fit noise."""
+    return 0.02 * n ** 0.5
+
+
+def grow(inputs, keys, sampled, depth, max_depth, min_leaf):
+    """A node: {"leaf": j} or {"feature", "threshold", "left", "right"}."""
+    leaf_j, leaf_loss = best_leaf(loss_rows(inputs, keys, sampled))
+    node = {"leaf": leaf_j, "loss": leaf_loss, "n": len(keys)}
+    if depth >= max_depth or len(keys) < 2 * min_leaf:
+        return node
+    best = best_split(inputs, keys, sampled, min_leaf)
+    if (best is None or best[0] > leaf_loss - min_gain(len(keys))) and depth + 1 < max_depth:
+        # one step of lookahead over the static features: a split that gains nothing itself may let
+        # each side sample only where sampling pays (greedy CART cannot see that)
+        for f in [f for f in FEATURES if f not in SAMPLED]:
+            vals = sorted({inputs[k]["features"][f] for k in keys})
+            for lo, hi in zip(vals, vals[1:]):
+                thr = (lo + hi) / 2
+                sides = [[k for k in keys if inputs[k]["features"][f] <= thr], [k for k in keys if inputs[k]["features"][f] > thr]]
+                if min(len(x) for x in sides) < min_leaf:
+                    continue
+                loss = 0.0
+                for side in sides:
+                    _, side_leaf = best_leaf(loss_rows(inputs, side, sampled))
+                    inner = best_split(inputs, side, sampled, min_leaf) if len(side) >= 2 * min_leaf else None
+                    loss += min(side_leaf, inner[0]) if inner else side_leaf
+                if loss < leaf_loss - min_gain(len(keys)) and (best is None or loss < best[0]):
+                    best = (loss, f, thr)
+    if best is None or best[0] > leaf_loss - min_gain(len(keys)):
+        return node
+    _, f, thr = best
+    lk = [k for k in keys if inputs[k]["features"][f] <= thr]
+    rk = [k for k in keys if inputs[k]["features"][f] > thr]
+    child_sampled = sampled or f in SAMPLED
+    return {"feature": f, "threshold": thr, "n": len(keys),
+            "left": grow(inputs, lk, child_sampled, depth + 1, max_depth, min_leaf),
+            "right": grow(inputs, rk, child_sampled, depth + 1, max_depth, min_leaf)}
+
+
+def collapse(node):
+    """Merge splits whose two sides end in the same single strategy."""
+    if "leaf" in node:
+        return node
+    node["left"], node["right"] = collapse(node["left"]), collapse(node["right"])
+    if "leaf" in node["left"] and "leaf" in node["right"] and node["left"]["leaf"] == node["right"]["leaf"]:
+        return {"leaf": node["left"]["leaf"], "n": node["n"]}
+    return node
+
+
+def fit(inputs, keys, max_depth=6, min_leaf=3):
+    return collapse(grow(inputs, keys, False, 0, max_depth, min_leaf))
+
+
+def predict(tree, features):
+    """(strategy, whether the path sampled)."""
+    sampled = False
+    while "leaf" not in tree:
+        sampled |= tree["feature"] in SAMPLED
+        tree = tree["left"] if features[tree["feature"]] <= tree["threshold"] else tree["right"]
+    return STRATEGIES[tree["leaf"]], sampled
+
+
+def chosen_time(inputs, k, tree):
+    """The time of the tree's choice on input k, as calm::scatter runs it: a block-local or cluster
+    strategy on a table too large for it becomes hot_key (algorithms/scatter.hpp, resolve_strategy)."""
+    s, sampled = predict(tree, inputs[k]["features"])
+    r = inputs[k]
+    if math.isinf(r["times"][s]):
+        s = "hot_key"
+    return r["times"][s] + (r["stats_time"] if sampled else 0.0), s
+
+
+def flatten(tree):
+    """Preorder nodes as (feature, threshold, left, right, strategy) with indices."""
+    nodes = []
+
+    def walk(t):
+        i = len(nodes)
+        nodes.append(None)
+        if "leaf" in t:
+            nodes[i] = ("log2_bins", 0.0, -1, -1, STRATEGIES[t["leaf"]], t.get("n", 0))
+        else:
+            left = walk(t["left"])
+            right = walk(t["right"])
+            nodes[i] = (t["feature"], t["threshold"], left, right, "automatic", t.get("n", 0))
+        return i
+
+    walk(tree)
+    return nodes
+
+
+def write_model(tree, path, source, family):
+    nodes = flatten(tree)
+    with open(path, "w") as f:
+        f.write(f"// The {family} tree of the automatic choice (algorithms/choose.hpp), written by perf/fit_tree.py from\n")
+        f.write(f"// {source}. One node per line: {{test, threshold, left (<= threshold), right, leaf strategy}};\n")
+        f.write("// a leaf has left = right = -1. The comment says how many training inputs reached the node.\n")
+        for i, (feat, thr, l, r, s, n) in enumerate(nodes):
+            f.write(f"/* {i:2d} */ {{feature::{feat}, {thr:.6g}, {l}, {r}, strategy::{s}}},  // {n} inputs\n")
+
+
+def describe(tree, indent=""):
+    if "leaf" in tree:
+        return f"{indent}-> {STRATEGIES[tree['leaf']]} ({tree.get('n', 0)} inputs)\n"
+    s = f"{indent}{tree['feature']} <= {tree['threshold']:.4g} ({tree['n']} inputs)\n"
+    return s + describe(tree["left"], indent + "    ") + f"{indent}{tree['feature']} > {tree['threshold']:.4g}\n" + describe(tree["right"], indent + "    ")
+
+
+def emit(lines, path):
+    """Print a report, and write it to `path` if given."""
+    text = "\n".join(lines) + "\n"
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+    print(text)
+
+
+def geo(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("train", nargs="+", help="training files; an input in a later file replaces the same input of an earlier one")
+    ap.add_argument("--family", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--report")
+    ap.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
+    a = ap.parse_args()
+    inputs = {}
+    for path in a.train:
+        for k, r in load_inputs(path).items():
+            inputs[k[1:]] = r  # (workload, distribution, bins, log2 keys): the set name is dropped
+    inputs = {("train",) + k: r for k, r in inputs.items()}
+    keys = sorted(inputs)
+    if not keys:
+        sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
+    source = " + ".join(a.train)
+    tree = fit(inputs, keys)
+    if a.out:
+        write_model(tree, a.out, source, a.family)
+    lines = [f"# The {a.family} strategy tree: fit and leave-one-out\n", f"Training files: `{source}`, {len(keys)} inputs.\n",
+             "```", describe(tree).rstrip(), "```\n"]
+    fixed = {s: [inputs[k]["best"] / inputs[k]["times"][s] for k in keys] for s in STRATEGIES}
+    lines.append("Fixed strategies over the training inputs (speed as a fraction of the per-input best, geometric mean; min):\n")
+    lines.append("| strategy | geo mean | min |\n| --- | --- | --- |")
+    for s in STRATEGIES:
+        xs = [x for x in fixed[s] if x > 0]
+        lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
+    if not a.no_loo:
+        by_wl = defaultdict(list)
+        for i, k in enumerate(keys):
+            others = keys[:i] + keys[i + 1:]
+            t, s = chosen_time(inputs, k, fit(inputs, others))
+            by_wl[k[1]].append((inputs[k]["best"] / t, k, s))
+        lines.append("\nLeave-one-out (each input chosen by a tree fitted to the others; speed over the best, sampling included):\n")
+        lines.append("| workload | inputs | geo mean | min | % off optimal | worst input (chose) |\n| --- | --- | --- | --- | --- | --- |")
+        allx = []
+        for wl in sorted(by_wl):
+            xs = [x for x, _, _ in by_wl[wl]]
+            allx += xs
+            worst = min(by_wl[wl])
+            lines.append(f"| {wl} | {len(xs)} | {geo(xs):.3f} | {min(xs):.3f} | {100 * (1 / geo(xs) - 1):.1f}% | "
+                         f"{worst[1][2]}/{worst[1][3]} ({worst[2]}) |")
+        lines.append(f"| all | {len(allx)} | {geo(allx):.3f} | {min(allx):.3f} | {100 * (1 / geo(allx) - 1):.1f}% | |")
+    emit(lines, a.report)
+
+
+if __name__ == "__main__":
+    main()
