@@ -13,6 +13,7 @@
 #include "direct_scatter.hpp"
 #include "hot_key_cache.hpp"
 #include "privatize.hpp"
+#include "workspace.hpp"
 
 namespace calm {
 
@@ -39,25 +40,6 @@ constexpr int op_kind() {
   else if constexpr (std::is_same<Op, min>::value || std::is_same<Op, max>::value) return 1;
   else return 2;
 }
-
-/// Adds the number of keys[0, n) outside the table (under key_map) to *skipped.
-template <class K, class KeyMap>
-struct count_skipped_program {
-  K const* keys;
-  index_t n, bins;
-  KeyMap key_map;
-  std::uint64_t* skipped;
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    std::uint64_t* const out = skipped;
-    stream_items<1>(blk, keys, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
-      auto const key = map_keys(w, key_map, k);
-      int const outside = popc(w, ballot(w, map([b = bins](index_t x) { return x < 0 || x >= b; }, key)));
-      if (outside > 0)
-        when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, out, static_cast<std::uint64_t>(outside)); });
-    });
-  }
-};
 
 /// The strategy a request comes to: automatic resolved by the tree (sampling the keys if it asks),
 /// strategies the table cannot take replaced by the nearest that can.
@@ -131,10 +113,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
       }
       break;
   }
-  if (opt.skipped != nullptr) {
-    index_t const tiles = (n + tile_items<1>(512) - 1) / tile_items<1>(512);
-    ex.for_each_resident_block(tiles, 512, 0, count_skipped_program<K, KeyMap>{keys, n, bins, key_map, opt.skipped});
-  }
+  if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
   return s;
 }
 

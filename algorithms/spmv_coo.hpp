@@ -1,0 +1,87 @@
+// calm/algorithms/spmv_coo.hpp: y += A x for a sparse matrix in coordinate (COO) form, the products of
+// each row's entries merged in the warp before one atomic per row (000 §2 Fig. 1 and §3.1: atomicSR).
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+#include "../core/error.hpp"
+#include "../core/exec.hpp"
+#include "run_merge.hpp"
+#include "workspace.hpp"
+
+namespace calm {
+
+/// How spmv_coo adds the products into y.
+enum class spmv_method {
+  /// merge_rows where the entries are row-sorted, which the routine does not check: merge_rows.
+  automatic,
+  /// One device atomic per entry (000 Fig. 1, right): the baseline.
+  naive,
+  /// Each warp streams a contiguous slice of the entries and reduces runs of one row by a segmented
+  /// scan, carrying the open row on: one atomic per row and warp.
+  merge_rows,
+};
+
+struct spmv_options {
+  spmv_method method = spmv_method::automatic;
+  /// Check before anything is written that every row index is in [0, rows) and every column index
+  /// in [0, cols) (one pass over the indices and a wait); false: entries outside are skipped.
+  bool check_indices = true;
+};
+
+namespace detail {
+
+/// The items of a COO product: entry e adds vals[e] * x[col[e]] to row[e]; entries with an index
+/// outside the matrix are skipped (key -1) and read nothing outside x.
+template <class T, class I>
+struct coo_source {
+  I const* row;
+  I const* col;
+  T const* vals;
+  T const* x;
+  index_t rows, cols;
+  template <class Warp, class P>
+  CALM_HD auto item(Warp const& w, P const& p) const {
+    auto const r = map(identity_key{}, load(w, row, p));
+    auto const c = map(identity_key{}, load(w, col, p));
+    auto const in = map([nr = rows, nc = cols](index_t rr, index_t cc) { return rr >= 0 && rr < nr && cc >= 0 && cc < nc; }, r, c);
+    auto const xv = load(w, x, select(in, c, index_t(0)));
+    return make_run_item(select(in, r, index_t(-1)), map([](T a, T b) { return a * b; }, load(w, vals, p), xv));
+  }
+};
+
+}  // namespace detail
+
+/// y[row[e]] += vals[e] * x[col[e]] for e < nnz: y += A x for the rows x cols matrix A whose entries
+/// are given in coordinate form (CUSP's and cuSPARSE's COO). Entries sorted by row (any order within a
+/// row) run fastest; any order gives the same y up to the order of float additions. T: float or double;
+/// I: a signed or unsigned integer. Throws calm::error before anything is written on a null pointer, a
+/// negative size or (opt.check_indices) an index outside the matrix. Asynchronous on a GPU, except
+/// the index check, which waits for its count. y is not scaled (for y = A x, zero y first).
+///
+///   calm::spmv_coo(row, col, vals, nnz, x, y, rows, cols);  // entries (0,0,2) (0,2,1) (1,1,3): y[0] += 2 x[0] + x[2], y[1] += 3 x[1]
+template <class T, class I, class Exec = default_exec>
+void spmv_coo(I const* row, I const* col, T const* vals, index_t nnz, T const* x, T* y, index_t rows, index_t cols,
+              spmv_options const& opt = {}, Exec const& ex = Exec{}) {
+  static_assert(std::is_floating_point<T>::value, "spmv_coo: values must be float or double");
+  static_assert(std::is_integral<I>::value, "spmv_coo: indices must be integers");
+  check_atomic_op<plus, T>();
+  require(nnz >= 0 && rows >= 0 && cols >= 0, errc::invalid_argument,
+          "spmv_coo: negative size (nnz " + std::to_string(nnz) + ", rows " + std::to_string(rows) + ", cols " + std::to_string(cols) + ")");
+  require(nnz == 0 || (row != nullptr && col != nullptr && vals != nullptr), errc::invalid_argument, "spmv_coo: row, col or vals is null");
+  require(nnz == 0 || cols == 0 || x != nullptr, errc::invalid_argument, "spmv_coo: x is null");
+  require(rows == 0 || y != nullptr, errc::invalid_argument, "spmv_coo: y is null");
+  int const m = static_cast<int>(opt.method);
+  require(m >= 0 && m <= static_cast<int>(spmv_method::merge_rows), errc::invalid_argument, "spmv_coo: unknown method " + std::to_string(m));
+  if (nnz == 0 || rows == 0) return;
+  if (opt.check_indices) {
+    detail::require_inside("spmv_coo", "row indices", row, nnz, rows, ex);
+    detail::require_inside("spmv_coo", "column indices", col, nnz, cols, ex);
+  }
+  detail::coo_source<T, I> const src{row, col, vals, x, rows, cols};
+  if (opt.method == spmv_method::naive) detail::launch_run_merge<false>(plus{}, src, nnz, y, ex);
+  else detail::launch_run_merge<true>(plus{}, src, nnz, y, ex);
+}
+
+}  // namespace calm
