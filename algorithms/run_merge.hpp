@@ -3,10 +3,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "../core/warp.hpp"
 #include "naive.hpp"
+#include "privatize.hpp"
 #include "scan_reduce.hpp"
 
 namespace calm {
@@ -33,6 +35,12 @@ T uniform_value(lane_array<T, W> const& x) {
   return x.v[0];
 }
 
+/// Whether p may be read in chunks of four elements (aligned to them, at most 32 bytes a chunk).
+template <class T>
+bool chunk_aligned(T const* p) {
+  return sizeof(T) <= 8 && reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * 4) == 0;
+}
+
 /// Threads per block of the run-merge programs (a multiple of every warp width, so no warp is ragged).
 constexpr int run_merge_threads = 256;
 
@@ -56,6 +64,9 @@ struct run_merge_program {
   Source src;
   index_t n;
   T* out;
+  /// Whether full steps load 16-byte chunks of four items (src.chunk_items; V a multiple of 4, the
+  /// arrays aligned to their chunks): one coalesced load per lane and array instead of four.
+  bool chunked;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -81,12 +92,17 @@ struct run_merge_program {
         using item_t = decltype(s.item(w, lane));
         std::decay_t<decltype(std::declval<item_t>().key)> key[V];
         std::decay_t<decltype(std::declval<item_t>().value)> value[V];
-        for (int j = 0; j < V; ++j) {  // every load first
-          auto const i = map([base, j](int l) { return base + l * V + j; }, lane);
-          auto const ok = map([end](index_t x) { return x < end; }, i);
-          auto const item = s.item(w, select(ok, i, end - 1));
-          key[j] = select(ok, item.key, index_t(-1));
-          value[j] = select(ok, item.value, id);
+        if (V % 4 == 0 && chunked && base + step <= end) {  // every load first
+          for (int c = 0; c < V / 4; ++c)
+            s.chunk_items(w, map([base, c](int l) { return base / 4 + l * (V / 4) + c; }, lane), key + 4 * c, value + 4 * c);
+        } else {
+          for (int j = 0; j < V; ++j) {
+            auto const i = map([base, j](int l) { return base + l * V + j; }, lane);
+            auto const ok = map([end](index_t x) { return x < end; }, i);
+            auto const item = s.item(w, select(ok, i, end - 1));
+            key[j] = select(ok, item.key, index_t(-1));
+            value[j] = select(ok, item.value, id);
+          }
         }
         if constexpr (!Merge) {
           for (int j = 0; j < V; ++j) write(true, key[j], value[j]);
@@ -143,10 +159,10 @@ struct run_merge_program {
 
 /// Launch a run merge of n > 0 items on ex, V items per lane and step, as many warps as run at once.
 template <bool Merge, int V = run_merge_items, class Op, class T, class Source, class Exec>
-void launch_run_merge(Op op, Source const& src, index_t n, T* table, Exec const& ex) {
+void launch_run_merge(Op op, Source const& src, index_t n, T* table, bool chunked, Exec const& ex) {
   constexpr int threads = run_merge_threads;
   index_t const blocks = (n + threads * 2 * V - 1) / (threads * 2 * V);  // two steps per warp at least
-  ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0, run_merge_program<Merge, V, Op, T, Source>{op, src, n, table});
+  ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0, run_merge_program<Merge, V, Op, T, Source>{op, src, n, table, chunked && Exec::vector_loads});
 }
 
 }  // namespace detail

@@ -41,13 +41,30 @@ struct coo_source {
   T const* vals;
   T const* x;
   index_t rows, cols;
-  template <class Warp, class P>
-  CALM_HD auto item(Warp const& w, P const& p) const {
-    auto const r = map(identity_key{}, load(w, row, p));
-    auto const c = map(identity_key{}, load(w, col, p));
+  /// The item of one entry from its loaded row, column and value.
+  template <class Warp, class R, class C, class V>
+  CALM_HD auto make(Warp const& w, R const& row_raw, C const& col_raw, V const& v) const {
+    auto const r = map(identity_key{}, row_raw);
+    auto const c = map(identity_key{}, col_raw);
     auto const in = map([nr = rows, nc = cols](index_t rr, index_t cc) { return rr >= 0 && rr < nr && cc >= 0 && cc < nc; }, r, c);
     auto const xv = load(w, x, select(in, c, index_t(0)));
-    return make_run_item(select(in, r, index_t(-1)), map([](T a, T b) { return a * b; }, load(w, vals, p), xv));
+    return make_run_item(select(in, r, index_t(-1)), map([](T a, T b) { return a * b; }, v, xv));
+  }
+  template <class Warp, class P>
+  CALM_HD auto item(Warp const& w, P const& p) const {
+    return make(w, load(w, row, p), load(w, col, p), load(w, vals, p));
+  }
+  /// The four items of chunk c (entries 4c .. 4c + 3) into key[0..3], value[0..3].
+  template <class Warp, class P, class K, class X>
+  CALM_HD void chunk_items(Warp const& w, P const& c, K* key, X* value) const {
+    auto const rc = load_chunk<4>(w, row, c);
+    auto const cc = load_chunk<4>(w, col, c);
+    auto const vc = load_chunk<4>(w, vals, c);
+    for (int j = 0; j < 4; ++j) {
+      auto const it = make(w, component(rc, j), component(cc, j), component(vc, j));
+      key[j] = it.key;
+      value[j] = it.value;
+    }
   }
 };
 
@@ -80,8 +97,9 @@ void spmv_coo(I const* row, I const* col, T const* vals, index_t nnz, T const* x
     detail::require_inside("spmv_coo", "column indices", col, nnz, cols, ex);
   }
   detail::coo_source<T, I> const src{row, col, vals, x, rows, cols};
-  if (opt.method == spmv_method::naive) detail::launch_run_merge<false>(plus{}, src, nnz, y, ex);
-  else detail::launch_run_merge<true>(plus{}, src, nnz, y, ex);
+  bool const chunked = detail::chunk_aligned(row) && detail::chunk_aligned(col) && detail::chunk_aligned(vals);
+  if (opt.method == spmv_method::naive) detail::launch_run_merge<false>(plus{}, src, nnz, y, chunked, ex);
+  else detail::launch_run_merge<true>(plus{}, src, nnz, y, chunked, ex);
 }
 
 }  // namespace calm

@@ -28,9 +28,9 @@ struct compacted_source {
   T const* values;
   index_t per;
   double inverse;  // 1 / per
-  template <class Warp, class P>
-  CALM_HD auto item(Warp const& w, P const& p) const {
-    auto const slice = map(
+  template <class P>
+  CALM_HD auto slice(P const& p) const {
+    return map(
         [d = per, r = inverse](index_t i) {
           index_t q = static_cast<index_t>(static_cast<double>(i) * r);
           if (q * d > i) --q;
@@ -38,7 +38,19 @@ struct compacted_source {
           return q;
         },
         p);
-    return make_run_item(slice, load(w, values, p));
+  }
+  template <class Warp, class P>
+  CALM_HD auto item(Warp const& w, P const& p) const {
+    return make_run_item(slice(p), load(w, values, p));
+  }
+  /// The four values of chunk c (values 4c .. 4c + 3) into key[0..3], value[0..3].
+  template <class Warp, class P, class K, class X>
+  CALM_HD void chunk_items(Warp const& w, P const& c, K* key, X* value) const {
+    auto const vc = load_chunk<4>(w, values, c);
+    for (int j = 0; j < 4; ++j) {
+      key[j] = slice(map([j](index_t cc) { return cc * 4 + j; }, c));
+      value[j] = component(vc, j);
+    }
   }
 };
 
@@ -64,8 +76,9 @@ void sum_compacted(T const* values, index_t n, T* out, index_t m, compact_method
   index_t const per = (n + m - 1) / m;
   detail::compacted_source<T> const src{values, per, 1.0 / static_cast<double>(per)};
   // long runs and cheap items: 16 per lane and step, so that the warp's scan is paid once per 16 x W values
-  if (method == compact_method::naive) detail::launch_run_merge<false>(plus{}, src, n, out, ex);
-  else detail::launch_run_merge<true, 16>(plus{}, src, n, out, ex);
+  bool const chunked = detail::chunk_aligned(values);
+  if (method == compact_method::naive) detail::launch_run_merge<false>(plus{}, src, n, out, chunked, ex);
+  else detail::launch_run_merge<true, 16>(plus{}, src, n, out, chunked, ex);
 }
 
 }  // namespace calm

@@ -108,18 +108,21 @@ coo make_matrix(matrix_kind kind, index_t size, G& g, bool shuffled) {
   return m;
 }
 
+/// offset: the arrays start that many elements into their buffers (1: not aligned to 16-byte chunks).
 template <class T, class I>
-void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method method) {
+void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method method, int offset = 0) {
   auto g = rng(4242 + static_cast<int>(kind) * 31 + size + shuffled * 7 + static_cast<int>(method) * 1009);
   coo const m = make_matrix(kind, size, g, shuffled);
   index_t const nnz = static_cast<index_t>(m.row.size());
-  std::vector<I> row(m.row.begin(), m.row.end()), col(m.col.begin(), m.col.end());
-  auto vals = random_values<T>(static_cast<std::size_t>(nnz), g, T(-2), T(2));
+  std::vector<I> row(static_cast<std::size_t>(offset), I(0)), col(static_cast<std::size_t>(offset), I(0));
+  row.insert(row.end(), m.row.begin(), m.row.end());
+  col.insert(col.end(), m.col.begin(), m.col.end());
+  auto vals = random_values<T>(static_cast<std::size_t>(nnz + offset), g, T(-2), T(2));
   auto x = random_values<T>(static_cast<std::size_t>(m.cols), g, T(-1), T(1));
   auto y0 = random_values<T>(static_cast<std::size_t>(m.rows), g, T(-1), T(1));
   std::vector<double> expect(y0.begin(), y0.end()), abs_sum(y0.size()), terms(y0.size(), 1.0), bound(y0.size());
   for (index_t e = 0; e < nnz; ++e) {
-    double const p = static_cast<double>(vals[e]) * static_cast<double>(x[m.col[e]]);
+    double const p = static_cast<double>(vals[e + offset]) * static_cast<double>(x[m.col[e]]);
     expect[m.row[e]] += p, abs_sum[m.row[e]] += std::fabs(p), terms[m.row[e]] += 1;
   }
   for (std::size_t r = 0; r < y0.size(); ++r) bound[r] = sum_bound<T>(static_cast<std::size_t>(terms[r]) + 1, abs_sum[r] + std::fabs(y0[r]));
@@ -128,8 +131,8 @@ void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method
   calm::spmv_options opt;
   opt.method = method;
   INFO("spmv_coo " << to_string(kind) << ", rows " << m.rows << ", nnz " << nnz << ", shuffled " << shuffled << ", method " << static_cast<int>(method)
-                   << ", " << sizeof(T) << "-byte values, " << sizeof(I) << "-byte indices");
-  calm::spmv_coo(static_cast<I const*>(drow.data()), static_cast<I const*>(dcol.data()), static_cast<T const*>(dvals.data()), nnz,
+                   << ", " << sizeof(T) << "-byte values, " << sizeof(I) << "-byte indices, offset " << offset);
+  calm::spmv_coo(static_cast<I const*>(drow.data()) + offset, static_cast<I const*>(dcol.data()) + offset, static_cast<T const*>(dvals.data()) + offset, nnz,
                  static_cast<T const*>(dx.data()), dy.data(), m.rows, m.cols, opt, exec{});
   synchronize();
   require_close(dy.download(), expect, bound, "y");
@@ -210,6 +213,7 @@ TEST_CASE("spmv_coo: y += A x against a sequential product, every matrix shape a
   check_spmv<float, std::int32_t>(kind, size, shuffled, method);
   check_spmv<double, std::uint32_t>(kind, size, shuffled, method);
   check_spmv<float, std::int64_t>(kind, size, shuffled, method);
+  check_spmv<float, std::int32_t>(kind, size, shuffled, method, 1);  // not aligned to chunks: item by item
 }
 
 TEST_CASE("spmv_coo: empty matrices, bad indices and bad arguments", "[workload][spmv]") {
@@ -273,6 +277,17 @@ TEST_CASE("sum_compacted: m partial sums of equal slices against a sequential su
     calm::sum_compacted(static_cast<float const*>(dv.data()), n, dout.data(), m, method, exec{});
     synchronize();
     require_close(dout.download(), expect, bound, "float partial sums");
+    if (n > 1) {  // values not aligned to chunks: item by item (the first value left out)
+      std::vector<float> v1(v.begin() + 1, v.end());
+      index_t const per1 = (n - 1 + m - 1) / m;
+      std::vector<double> e1(o.begin(), o.end()), a1(static_cast<std::size_t>(m)), b1(static_cast<std::size_t>(m));
+      for (index_t i = 0; i + 1 < n; ++i) e1[i / per1] += v1[i], a1[i / per1] += std::fabs(v1[i]);
+      for (index_t j = 0; j < m; ++j) b1[j] = sum_bound<float>(static_cast<std::size_t>(per1) + 1, a1[j] + std::fabs(o[j]));
+      buffer<float> dout1(o);
+      calm::sum_compacted(static_cast<float const*>(dv.data()) + 1, n - 1, dout1.data(), m, method, exec{});
+      synchronize();
+      require_close(dout1.download(), e1, b1, "float partial sums, unaligned");
+    }
   }
 }
 
