@@ -52,19 +52,25 @@ namespace detail {
 template <class Method>
 struct kmeans_program;
 
-/// The points of this block, one per lane: f(w, i, a) for lanes with point i assigned to cluster a in [0, k).
-template <class Block, class A, class F>
+/// The points of this block, one per lane: f(w, i, a) for lanes with point i assigned to cluster a in
+/// [0, k). PerLane: each lane on its own (a scalar loop on the host; the same code on a GPU), for
+/// strategies that need no other lane.
+template <bool PerLane, class Block, class A, class F>
 CALM_HD void for_each_point(Block const& blk, A const* assign, index_t n, index_t k, F&& f) {
   index_t const threads = blk.threads();
   blk.for_each_tile((n + threads - 1) / threads, [&](index_t tile) {
     index_t const base = tile * threads;
     blk.for_each_warp([&](auto const& w, auto t) {
-      auto const i = map([base](int tt) { return base + tt; }, t);
-      when(w, i < n, [&](auto const& u) {
-        auto const a = map(identity_key{}, load(u, assign, i));
-        auto const in = map([k](index_t x) { return x >= 0 && x < k; }, a);
-        when(u, in, [&](auto const& v) { f(v, i, select(in, a, index_t(0))); });
-      });
+      auto const points = [&](auto const& w1, auto const& t1) {
+        auto const i = map([base](int tt) { return base + tt; }, t1);
+        when(w1, i < n, [&](auto const& u) {
+          auto const a = map(identity_key{}, load(u, assign, i));
+          auto const in = map([k](index_t x) { return x >= 0 && x < k; }, a);
+          when(u, in, [&](auto const& v) { f(v, i, select(in, a, index_t(0))); });
+        });
+      };
+      if constexpr (PerLane) each_lane(w, points, t);
+      else points(w, t);
     });
   });
 }
@@ -84,7 +90,7 @@ struct kmeans_device_program {
     T* const s = sums;
     C* const c = counts;
     int const dd = d;
-    for_each_point(blk, assign, n, k, [&](auto const& w, auto const& i, auto const& a) {
+    for_each_point<std::is_same<Strategy, naive>::value>(blk, assign, n, k, [&](auto const& w, auto const& i, auto const& a) {
       auto const at = c + a;
       auto const plan = Strategy{}.group(w, at);
       apply(w, plan, plus{}, scope::device{}, at, same_value<C>{C(1)});
@@ -121,7 +127,7 @@ struct kmeans_private_program {
       });
     blk.sync();
     T const* const p = points;
-    for_each_point(blk, assign, n, l.k, [&](auto const& w, auto const& i, auto const& a) {
+    for_each_point<std::is_same<Strategy, naive>::value>(blk, assign, n, l.k, [&](auto const& w, auto const& i, auto const& a) {
       auto const copy = map([l](int tt) { return static_cast<index_t>((l.copies & (l.copies - 1)) == 0 ? tt & (l.copies - 1) : tt % l.copies); },
                             i);  // consecutive points (lanes) to consecutive copies
       auto const e = map([stride](index_t r, index_t x) { return r * stride + x; }, copy, a);

@@ -58,7 +58,7 @@ constexpr int run_merge_items = 4;
 /// next step and only written when its key ends (a key spread over many steps costs one atomic per
 /// warp, as the CUSP kernel of 000 Fig. 1 carries its row). Without Merge, one atomic per item (000
 /// Fig. 1, right). Keys in any order give the right table; runs are what make it fast.
-template <bool Merge, int V, class Op, class T, class Source>
+template <bool Merge, int V, bool PerLane, class Op, class T, class Source>
 struct run_merge_program {
   Op op;
   Source src;
@@ -70,17 +70,38 @@ struct run_merge_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    Op const o = op;
-    T* const table = out;
-    index_t const items = n;
-    Source const& s = src;
     blk.for_each_warp([&](auto const& w, auto) {
       constexpr int WS = std::decay_t<decltype(w)>::size;
+      index_t const g = group_index(w), warps = blk.count() * (blk.threads() / WS);
+      if constexpr (PerLane) {
+        // each lane its own slice (a scalar loop on the host, where a lane alone folds its runs in
+        // registers; on a GPU each_lane is the warp itself and this is the warp's slice)
+        each_lane(
+            w,
+            [&](auto const& w1, int l) {
+              constexpr int W1 = std::decay_t<decltype(w1)>::size;
+              run_slice(w1, g * (WS / W1) + (W1 == 1 ? l : 0), warps * (WS / W1));
+            },
+            lane_id(w));
+      } else {
+        run_slice(w, g, warps);
+      }
+    });
+  }
+
+  /// The items of slice `slice` of `slices` equal ones, on warp w.
+  template <class Warp>
+  CALM_HD void run_slice(Warp const& w, index_t slice, index_t slices) const {
+    {
+      constexpr int WS = Warp::size;
       constexpr index_t step = WS * V;
+      Op const o = op;
+      T* const table = out;
+      index_t const items = n;
+      Source const& s = src;
       T const id = Op::template identity<T>();
-      index_t const warps = blk.count() * (blk.threads() / WS);
-      index_t const per = ((items + warps - 1) / warps + step - 1) / step * step;
-      index_t const begin = group_index(w) * per, end = std::min(items, begin + per);
+      index_t const per = ((items + slices - 1) / slices + step - 1) / step * step;
+      index_t const begin = slice * per, end = std::min(items, begin + per);
       auto const lane = lane_id(w);
       auto const write = [&](auto const& pred, auto const& key, auto const& value) {  // lanes where pred holds and key >= 0 add value at key
         auto const go = map([](bool p, index_t k) { return p && k >= 0; }, pred, key);
@@ -153,16 +174,19 @@ struct run_merge_program {
           }
         }
       }
-    });
+    }
   }
 };
 
 /// Launch a run merge of n > 0 items on ex, V items per lane and step, as many warps as run at once.
-template <bool Merge, int V = run_merge_items, class Op, class T, class Source, class Exec>
+/// PerLane: on the host each lane takes a slice of its own (the routines' choice); false keeps the
+/// host's W lanes together, as on a GPU (the tests run both).
+template <bool Merge, int V = run_merge_items, bool PerLane = true, class Op, class T, class Source, class Exec>
 void launch_run_merge(Op op, Source const& src, index_t n, T* table, bool chunked, Exec const& ex) {
   constexpr int threads = run_merge_threads;
   index_t const blocks = (n + threads * 2 * V - 1) / (threads * 2 * V);  // two steps per warp at least
-  ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0, run_merge_program<Merge, V, Op, T, Source>{op, src, n, table, chunked && Exec::vector_loads});
+  ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0,
+                             run_merge_program<Merge, V, PerLane, Op, T, Source>{op, src, n, table, chunked && Exec::vector_loads});
 }
 
 }  // namespace detail

@@ -8,9 +8,13 @@ input read, each with its fraction of the device read rate measured in the same 
 loads; the copy bandwidth for older results that lack it).
 """
 import argparse
+import os
 import json
 import sys
 from collections import OrderedDict
+
+
+WORKLOADS = ("spmv", "kmeans", "sum_compacted", "count_duplicates")
 
 
 def load(path):
@@ -29,7 +33,9 @@ def table(doc):
         if b.get("error_occurred"):
             continue
         parts = b["name"].split("/")
-        parts = [p for p in parts if p != "manual_time" and not p.startswith("iterations:")]
+        parts = [p for p in parts if p != "manual_time" and not p.startswith("iterations:") and not p.startswith("min_time:")]
+        if parts[0] in WORKLOADS:  # perf/bench_workloads.cpp: tables of their own (workloads_table.py)
+            continue
         if parts[0] == "copy":
             copy = b.get("GBps")
             continue
@@ -40,6 +46,8 @@ def table(doc):
         if len(parts) < 4:
             continue
         workload, strategy, dist, bins = parts[0], parts[1], parts[2], parts[3]
+        if not bins.isdigit():
+            continue
         key = (workload, dist, int(bins))
         if strategy not in columns:
             columns.append(strategy)
@@ -74,6 +82,15 @@ def main(argv):
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     text = "\n\n".join(table(load(p)) for p in args.json) + "\n"
+    if any(b["name"].split("/")[0] in WORKLOADS for p in args.json for b in load(p).get("benchmarks", [])):
+        import io
+        import contextlib
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import workloads_table
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            workloads_table.main(args.json, only=WORKLOADS)
+        text += "\nThe workloads (perf/bench_workloads.cpp):\n" + buf.getvalue()
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)

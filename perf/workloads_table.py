@@ -24,16 +24,18 @@ def load(paths):
 
 
 def split(name):
-    parts = [p for p in name.split("/") if not p.startswith("min_time") and p != "manual_time"]
+    parts = [p for p in name.split("/") if not p.startswith("min_time") and not p.startswith("iterations:") and p != "manual_time"]
     if parts[0] == "global_max":  # global_max/<method>/<order>/1
         return parts[0], parts[2], parts[1]
     return parts[0], "/".join(parts[1:-1]), parts[-1]
 
 
-def main(paths):
+def main(paths, only=None):
     groups = OrderedDict()
     for name, ms, gbps in load(paths):
         w, inp, method = split(name)
+        if only is not None and w not in only:
+            continue
         groups.setdefault(w, OrderedDict()).setdefault(inp, OrderedDict())[method] = (ms, gbps)
     for w, inputs in groups.items():
         methods = []

@@ -109,8 +109,10 @@ coo make_matrix(matrix_kind kind, index_t size, G& g, bool shuffled) {
 }
 
 /// offset: the arrays start that many elements into their buffers (1: not aligned to 16-byte chunks).
+/// together: the run merge with the host's W lanes kept together as on a GPU (the routine gives each
+/// host lane a slice of its own; on a GPU both are the same code).
 template <class T, class I>
-void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method method, int offset = 0) {
+void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method method, int offset = 0, bool together = false) {
   auto g = rng(4242 + static_cast<int>(kind) * 31 + size + shuffled * 7 + static_cast<int>(method) * 1009);
   coo const m = make_matrix(kind, size, g, shuffled);
   index_t const nnz = static_cast<index_t>(m.row.size());
@@ -131,9 +133,15 @@ void check_spmv(matrix_kind kind, index_t size, bool shuffled, calm::spmv_method
   calm::spmv_options opt;
   opt.method = method;
   INFO("spmv_coo " << to_string(kind) << ", rows " << m.rows << ", nnz " << nnz << ", shuffled " << shuffled << ", method " << static_cast<int>(method)
-                   << ", " << sizeof(T) << "-byte values, " << sizeof(I) << "-byte indices, offset " << offset);
-  calm::spmv_coo(static_cast<I const*>(drow.data()) + offset, static_cast<I const*>(dcol.data()) + offset, static_cast<T const*>(dvals.data()) + offset, nnz,
-                 static_cast<T const*>(dx.data()), dy.data(), m.rows, m.cols, opt, exec{});
+                   << ", " << sizeof(T) << "-byte values, " << sizeof(I) << "-byte indices, offset " << offset << ", lanes together " << together);
+  if (together) {
+    calm::detail::coo_source<T, I> const src{static_cast<I const*>(drow.data()) + offset, static_cast<I const*>(dcol.data()) + offset,
+                                             static_cast<T const*>(dvals.data()) + offset, static_cast<T const*>(dx.data()), m.rows, m.cols};
+    if (nnz > 0) calm::detail::launch_run_merge<true, 4, false>(calm::plus{}, src, nnz, dy.data(), offset == 0, exec{});
+  } else {
+    calm::spmv_coo(static_cast<I const*>(drow.data()) + offset, static_cast<I const*>(dcol.data()) + offset, static_cast<T const*>(dvals.data()) + offset,
+                   nnz, static_cast<T const*>(dx.data()), dy.data(), m.rows, m.cols, opt, exec{});
+  }
   synchronize();
   require_close(dy.download(), expect, bound, "y");
 }
@@ -214,6 +222,10 @@ TEST_CASE("spmv_coo: y += A x against a sequential product, every matrix shape a
   check_spmv<double, std::uint32_t>(kind, size, shuffled, method);
   check_spmv<float, std::int64_t>(kind, size, shuffled, method);
   check_spmv<float, std::int32_t>(kind, size, shuffled, method, 1);  // not aligned to chunks: item by item
+  if (method == calm::spmv_method::merge_rows) {
+    check_spmv<float, std::int32_t>(kind, size, shuffled, method, 0, true);
+    check_spmv<double, std::int64_t>(kind, size, shuffled, method, 1, true);
+  }
 }
 
 TEST_CASE("spmv_coo: empty matrices, bad indices and bad arguments", "[workload][spmv]") {
@@ -262,10 +274,17 @@ TEST_CASE("sum_compacted: m partial sums of equal slices against a sequential su
     auto o = random_values<std::int64_t>(static_cast<std::size_t>(m), g, -5, 5);
     std::vector<std::int64_t> expect = o;
     for (index_t i = 0; i < n; ++i) expect[i / per] += v[i];
-    buffer<std::int64_t> dv(v), dout(o);
+    buffer<std::int64_t> dv(v), dout(o), dtog(o);
     calm::sum_compacted(static_cast<std::int64_t const*>(dv.data()), n, dout.data(), m, method, exec{});
+    if (n > 0) {  // the run merge with the host's W lanes kept together, as on a GPU
+      calm::detail::compacted_source<std::int64_t> const src{static_cast<std::int64_t const*>(dv.data()), per, 1.0 / static_cast<double>(per)};
+      calm::detail::launch_run_merge<true, 16, false>(calm::plus{}, src, n, dtog.data(), true, exec{});
+    } else {
+      dtog.upload(expect);
+    }
     synchronize();
     require_equal(dout.download(), expect, "int64 partial sums");
+    require_equal(dtog.download(), expect, "int64 partial sums, lanes together");
   }
   {  // to a bound for floats
     auto v = random_values<float>(static_cast<std::size_t>(n), g, -1.0f, 1.0f);
