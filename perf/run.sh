@@ -23,9 +23,10 @@ out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
 sweep=${CALM_SWEEP:-$([ "$backend" = openmp ] && echo short || echo full)}
 filter=()
 # the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy and peer, both
-# workloads, the Kokkos ScatterViews, the global max, and the bulk calls (automatic beside every strategy,
-# perf/bench_bulk.cpp's demo set; the replication sweep, rsweep_*, only in the full one)
-[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max|bulk/demo)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)')
+# workloads, the Kokkos ScatterViews, the global max, the bulk calls (automatic beside every strategy,
+# perf/bench_bulk.cpp's demo set) and one input of each routine of perf/bench_workloads.cpp; the
+# replication sweep, rsweep_*, only in the full one
+[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max|bulk/demo)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)|^(spmv/stencil2d|kmeans/d4/k128|sum_compacted/m1024|count_duplicates/uniform/65536)/')
 "$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
   --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
 echo
