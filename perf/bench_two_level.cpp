@@ -32,29 +32,16 @@ float expected_max(bool increasing) {
   return *std::max_element(h.begin(), h.end());
 }
 
-void calm_max(benchmark::State& state, calm::two_level scheme, bool increasing) {
+/// One scheme of 003, or (choice) calm::global_max, the routine users call.
+void calm_max(benchmark::State& state, calm::two_level scheme, bool increasing, bool choice) {
   std::size_t const n = values_n();
   float const* pv = values(increasing).data();
   backend::device_buffer<float> out(1);
   std::vector<float> const lowest{-std::numeric_limits<float>::infinity()};
-  auto run = [&] { calm::reduce_idempotent(calm::max{}, pv, static_cast<index_t>(n), out.data(), scheme); };
-  out.upload(lowest);
-  run();
-  if (out.download()[0] != expected_max(increasing)) state.SkipWithError("wrong maximum");
-  for (auto _ : state) {
-    out.upload(lowest);
-    state.SetIterationTime(time_device(run));
-  }
-  report_bytes(state, static_cast<double>(n) * sizeof(float));
-}
-
-/// calm's choice (calm::global_max), the routine users call.
-void calm_global_max(benchmark::State& state, bool increasing) {
-  std::size_t const n = values_n();
-  float const* pv = values(increasing).data();
-  backend::device_buffer<float> out(1);
-  std::vector<float> const lowest{-std::numeric_limits<float>::infinity()};
-  auto run = [&] { calm::global_max(pv, static_cast<index_t>(n), out.data()); };
+  auto run = [&] {
+    if (choice) calm::global_max(pv, static_cast<index_t>(n), out.data());
+    else calm::reduce_idempotent(calm::max{}, pv, static_cast<index_t>(n), out.data(), scheme);
+  };
   out.upload(lowest);
   run();
   if (out.download()[0] != expected_max(increasing)) state.SkipWithError("wrong maximum");
@@ -111,8 +98,8 @@ void add(std::string const& name, F f, A... a) {
   for (bool inc : {false, true}) {
     std::string const d = inc ? "/increasing/1" : "/random/1";
     for (auto s : {calm::two_level::naive, calm::two_level::cull, calm::two_level::block_reduce, calm::two_level::block_atomic})
-      add(std::string("global_max/") + calm::to_string(s) + d, calm_max, s, inc);
-    add("global_max/calm" + d, calm_global_max, inc);
+      add(std::string("global_max/") + calm::to_string(s) + d, calm_max, s, inc, false);
+    add("global_max/calm" + d, calm_max, calm::global_extremum_scheme, inc, true);
 #if defined(CALM_BACKEND_CUDA)
     add("global_max/cub" + d, cub_max, inc);
 #endif
