@@ -1,8 +1,10 @@
 // calm/algorithms/count_duplicates.hpp: the distinct keys of an array with their occurrence counts, counted
-// by atomics into a table (000 §4: the counting step ahead of merge sort and page view count), then compacted in key order.
+// by atomics (000 §4: the counting step ahead of merge sort and page view count): into a table of key_bound
+// counts compacted in key order, or, for keys of any value, into a hash table compacted in slot order.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -37,16 +39,23 @@ CALM_HD V warp_inclusive_sum(Warp const& w, V x) {
   return x;
 }
 
+/// The key of table entry j when the table is indexed by the key itself.
+template <class K>
+struct index_as_key {
+  CALM_HD K operator()(index_t j) const { return static_cast<K>(j); }
+};
+
 /// Compaction pass 1 (Count) and 3 (!Count) over a table of `bins` counts: warp g owns entries
 /// [g S, (g + 1) S); pass 1 stores its number of nonzero entries in offsets[g], pass 3 (offsets then
-/// exclusive sums) writes its entries' keys and counts from offsets[g] on, in key order.
-template <bool Count, class K, class C>
+/// exclusive sums) writes its entries' keys (key_of(entry)) and counts from offsets[g] on, in entry order.
+template <bool Count, class K, class C, class KeyOf = index_as_key<K>>
 struct compact_counts_program {
   C const* table;
   index_t bins;
   index_t* offsets;
   K* unique;
   C* counts;
+  KeyOf key_of = {};
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     blk.for_each_warp([&](auto const& w, auto) {
@@ -64,7 +73,7 @@ struct compact_counts_program {
         if constexpr (!Count) {
           auto const pos = map([at](int before) { return at + before; }, popc(w, mask & lanes_lt(w)));
           when(w, nz, [&](auto const& u) {
-            store(u, unique, pos, map([](index_t x) { return static_cast<K>(x); }, j));
+            store(u, unique, pos, map([ko = key_of](index_t x) { return ko(x); }, j));
             store(u, counts, pos, c);
           });
         }
@@ -131,6 +140,111 @@ struct exclusive_scan_program {
   }
 };
 
+/// Writes the nonzero entries of table[0, bins) (bins > 0) as unique[u] = key_of(entry), counts[u],
+/// in entry order, and their number to *num_unique: count per warp, scan, write (three launches).
+template <class K, class C, class KeyOf, class Exec>
+void launch_compact_counts(C const* table, index_t bins, KeyOf const& key_of, K* unique, C* counts, index_t* num_unique, Exec const& ex) {
+  using W = typename Exec::warp_type;
+  constexpr int threads = 256;
+  index_t const per_warp = W::size * compact_steps_per_warp, warps_per_block = threads / W::size;
+  index_t const warps = (bins + per_warp - 1) / per_warp, blocks = (warps + warps_per_block - 1) / warps_per_block;
+  index_t const g = blocks * warps_per_block;
+  workspace<Exec> ws(ex, static_cast<std::size_t>(g) * sizeof(index_t));
+  index_t* const offsets = ws.template at<index_t>(0);
+  ex.for_each_block(blocks, threads, 0, compact_counts_program<true, K, C, KeyOf>{table, bins, offsets, unique, counts, key_of});
+  int const scan_threads = 1024;
+  ex.for_each_block(1, scan_threads, 2 * (scan_threads / W::size + 1) * sizeof(index_t), exclusive_scan_program{offsets, g, num_unique});
+  ex.for_each_block(blocks, threads, 0, compact_counts_program<false, K, C, KeyOf>{table, bins, offsets, unique, counts, key_of});
+}
+
+/// The hash table of count_duplicates over keys of any value: 2^bits slots holding the keys' bit
+/// patterns as unsigned words (all ones: an empty slot), filled by ordered linear probing with atomic
+/// min (a key takes the first slot from its home on that is empty or holds a larger key, and the
+/// larger key moves on): every slot a key passes holds a smaller key for good, so each key is stored
+/// once and is found by walking from its home. The key whose word is all ones has the extra slot 2^bits.
+template <class K>
+struct hash_slots {
+  using word = std::conditional_t<sizeof(K) <= 4, std::uint32_t, std::uint64_t>;
+  static constexpr word empty = static_cast<word>(~word(0));
+  word* slots;
+  int bits;  // 1 <= bits <= 62
+
+  CALM_HD index_t capacity() const { return index_t(1) << bits; }
+  CALM_HD static word to_word(K k) { return static_cast<word>(static_cast<std::make_unsigned_t<K>>(k)); }
+  CALM_HD static K to_key(word x) { return static_cast<K>(static_cast<std::make_unsigned_t<K>>(x)); }
+  /// Fibonacci hashing: the top bits of the word times 2^64 / golden ratio.
+  CALM_HD index_t home(word x) const { return static_cast<index_t>((static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
+
+  /// Stores x (not empty) unless it is there; l is a warp of one lane or a GPU lane on its own.
+  template <class Lane>
+  CALM_HD void insert(Lane const& l, word x) const {
+    index_t const mask = capacity() - 1;
+    for (index_t p = home(x);; p = (p + 1) & mask) {
+      word const old = atomic_fetch_update(l, min{}, scope::device{}, slots + p, x);
+      if (old == empty || old == x) return;
+      x = old > x ? old : x;  // the slot keeps the smaller key; the larger one walks on
+    }
+  }
+};
+
+/// The key map of the counting pass: a key's slot in the filled table, -1 for a key not in it (the
+/// walk from its home stops at the first slot holding a larger word; there is always an empty one).
+/// Every key counted is there, but a key map must be total: inactive lanes may map garbage.
+template <class K>
+struct hash_slot_of {
+  hash_slots<K> table;
+  CALM_HD index_t operator()(K k) const {
+    auto const x = hash_slots<K>::to_word(k);
+    if (x == hash_slots<K>::empty) return table.capacity();
+    index_t const mask = table.capacity() - 1;
+    for (index_t p = table.home(x);; p = (p + 1) & mask) {
+      auto const held = table.slots[p];
+      if (held == x) return p;
+      if (held > x) return -1;
+    }
+  }
+};
+
+/// The key of slot j, for the compaction.
+template <class K>
+struct hash_key_of {
+  hash_slots<K> table;
+  CALM_HD K operator()(index_t j) const {
+    return hash_slots<K>::to_key(j == table.capacity() ? hash_slots<K>::empty : table.slots[j]);
+  }
+};
+
+/// Inserts keys[0, n) into the table: one lane per distinct key of each warp's step (match_any).
+template <class K>
+struct hash_insert_program {
+  K const* keys;
+  index_t n;
+  hash_slots<K> table;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    using word = typename hash_slots<K>::word;
+    hash_slots<K> const tab = table;
+    stream_items<1>(blk, keys, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
+      auto const x = map([](K key) { return hash_slots<K>::to_word(key); }, k);
+      auto const peers = match_any(w, x);
+      auto const inserts = map([](auto below, word v) { return below == decltype(below)(0) && v != hash_slots<K>::empty; }, peers & lanes_lt(w), x);
+      when(w, inserts, [&](auto const& u) {
+        each_lane(u, [&](auto const& l, word xl) { tab.insert(l, xl); }, x);
+      });
+    });
+  }
+};
+
+/// log2 of the hash table's capacity for n keys of type K: at least 2n slots (load at most one half),
+/// at least 64, at most twice the number of values K has.
+template <class K>
+int hash_bits(index_t n) {
+  int bits = 6;
+  while ((index_t(1) << bits) < 2 * n && bits < 62) ++bits;
+  int const most = static_cast<int>(8 * sizeof(K)) + 1;
+  return bits < most ? bits : most;
+}
+
 }  // namespace detail
 
 /// The distinct keys of keys[0, n), all in [0, key_bound), in increasing order, with the number of
@@ -153,25 +267,56 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
   require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
   require(n == 0 || key_bound == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
   if (opt.check_indices) detail::require_inside("count_duplicates", "keys", keys, n, key_bound, ex);
-  using W = typename Exec::warp_type;
-  constexpr int threads = 256;
-  index_t const per_warp = W::size * detail::compact_steps_per_warp, warps_per_block = threads / W::size;
-  index_t const warps = (key_bound + per_warp - 1) / per_warp, blocks = (warps + warps_per_block - 1) / warps_per_block;
-  index_t const g = blocks * warps_per_block;
-  std::size_t const table_bytes = (static_cast<std::size_t>(key_bound) * sizeof(C) + 15) / 16 * 16;
-  detail::workspace<Exec> ws(ex, table_bytes + static_cast<std::size_t>(g) * sizeof(index_t) + 16);
+  std::size_t const table_bytes = static_cast<std::size_t>(key_bound) * sizeof(C);
+  detail::workspace<Exec> ws(ex, table_bytes + 16);
   C* const table = ws.template at<C>(0);
-  index_t* const offsets = ws.template at<index_t>(table_bytes);
   ex.fill(num_unique, 0, sizeof(index_t));
   if (n == 0 || key_bound == 0) return;
-  ex.fill(table, 0, static_cast<std::size_t>(key_bound) * sizeof(C));
+  ex.fill(table, 0, table_bytes);
   scatter_options sopt;
   sopt.strategy = opt.strategy;
   histogram(keys, n, table, key_bound, sopt, ex);
-  ex.for_each_block(blocks, threads, 0, detail::compact_counts_program<true, K, C>{table, key_bound, offsets, unique, counts});
-  int const scan_threads = 1024;
-  ex.for_each_block(1, scan_threads, 2 * (scan_threads / W::size + 1) * sizeof(index_t), detail::exclusive_scan_program{offsets, g, num_unique});
-  ex.for_each_block(blocks, threads, 0, detail::compact_counts_program<false, K, C>{table, key_bound, offsets, unique, counts});
+  detail::launch_compact_counts(table, key_bound, detail::index_as_key<K>{}, unique, counts, num_unique, ex);
+}
+
+/// The distinct keys of keys[0, n), of any value, with the number of times each occurs: unique[u] and
+/// counts[u] for u < *num_unique, in no particular order (the order of a hash table's slots; sort the
+/// unique keys if order matters, as 000's counting ahead of a sort does). Both arrays need room for n
+/// entries; num_unique is a device index_t. The keys go into a hash table of at least 2n slots
+/// (one pass: ordered linear probing by atomic min, one lane per distinct key of a warp), the counts
+/// into a table beside it (a second pass: calm::scatter of +1 with opt.strategy over the keys' slots),
+/// which is then compacted: no sort, O(n) work and about n (sizeof(key) + sizeof(C)) x 2 bytes of
+/// scratch. opt.check_indices does not apply (every key is valid). Throws calm::error before anything
+/// is written on a null pointer or a negative n. Asynchronous on a GPU but for the collision sampling
+/// of strategy::automatic.
+///
+///   calm::count_duplicates(keys, 6, unique, counts, num);  // keys {70000, -2, 70000, 70000, 5, -2}: {-2: 2, 5: 1, 70000: 3} in some order, *num 3
+template <class K, class C, class Exec = default_exec>
+void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* num_unique, count_options const& opt = {}, Exec const& ex = Exec{}) {
+  static_assert(std::is_integral<K>::value && !std::is_same<K, bool>::value, "count_duplicates: keys must be integers");
+  check_atomic_op<plus, C>();
+  require(n >= 0, errc::invalid_argument, "count_duplicates: negative size n " + std::to_string(n));
+  require(n == 0 || keys != nullptr, errc::invalid_argument, "count_duplicates: keys is null");
+  require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
+  require(n == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
+  using table_t = detail::hash_slots<K>;
+  int const bits = detail::hash_bits<K>(n);
+  index_t const cap = index_t(1) << bits;
+  std::size_t const slot_bytes = (static_cast<std::size_t>(cap) * sizeof(typename table_t::word) + 15) / 16 * 16;
+  std::size_t const count_bytes = static_cast<std::size_t>(cap + 1) * sizeof(C);
+  ex.fill(num_unique, 0, sizeof(index_t));
+  if (n == 0) return;
+  detail::workspace<Exec> ws(ex, slot_bytes + count_bytes);
+  table_t const tab{ws.template at<typename table_t::word>(0), bits};
+  C* const table = ws.template at<C>(slot_bytes);
+  ex.fill(tab.slots, 0xff, slot_bytes);
+  ex.fill(table, 0, count_bytes);
+  index_t const tiles = (n + detail::tile_items<1>(256) - 1) / detail::tile_items<1>(256);
+  ex.for_each_resident_block(tiles, 256, 0, detail::hash_insert_program<K>{keys, n, tab});
+  scatter_options sopt;
+  sopt.strategy = opt.strategy;
+  detail::bulk_scatter("count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
+  detail::launch_compact_counts(table, cap + 1, detail::hash_key_of<K>{tab}, unique, counts, num_unique, ex);
 }
 
 }  // namespace calm

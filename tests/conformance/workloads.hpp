@@ -208,6 +208,62 @@ void check_count_duplicates(calm::strategy s, keys_kind kind, index_t n, index_t
   require_equal(c, expect_counts, "counts");
 }
 
+/// Keys of any value for the hashed count_duplicates: a pool of `distinct` values of K with random
+/// bits, the type's extremes, 0, 1 and all-ones among them, drawn uniformly, skewed (a few keys take
+/// most draws), or in sorted runs.
+enum class pool_draw { uniform, skewed, runs };
+inline char const* to_string(pool_draw d) {
+  static char const* names[] = {"uniform", "skewed", "runs"};
+  return names[static_cast<int>(d)];
+}
+
+template <class K>
+std::vector<K> pool_keys(std::size_t n, std::size_t distinct, pool_draw draw, std::mt19937_64& g) {
+  std::vector<K> pool = {std::numeric_limits<K>::min(), std::numeric_limits<K>::max(), K(0), K(1), static_cast<K>(~K(0))};
+  while (pool.size() < distinct) pool.push_back(static_cast<K>(g()));
+  pool.resize(std::max<std::size_t>(1, distinct));
+  std::shuffle(pool.begin(), pool.end(), g);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<K> keys(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double const x = u(g);
+    std::size_t const at = draw == pool_draw::skewed ? static_cast<std::size_t>(static_cast<double>(pool.size()) * std::pow(x, 6.0))
+                           : draw == pool_draw::runs ? (i / 37) * 7919
+                                                     : static_cast<std::size_t>(static_cast<double>(pool.size()) * x);
+    keys[i] = pool[at % pool.size()];
+  }
+  return keys;
+}
+
+template <class K, class C>
+void check_count_duplicates_any(calm::strategy s, pool_draw draw, index_t n, std::size_t distinct) {
+  auto g = rng(4242 + static_cast<int>(draw) * 13 + n + static_cast<index_t>(distinct) * 5 + static_cast<int>(s) * 3 + sizeof(K));
+  auto keys = pool_keys<K>(static_cast<std::size_t>(n), distinct, draw, g);
+  std::map<K, C> ref;
+  for (K k : keys) ref[k] += 1;
+  index_t const room = std::max<index_t>(1, n);
+  buffer<K> dk(keys), du(static_cast<std::size_t>(room));
+  buffer<C> dc(static_cast<std::size_t>(room));
+  buffer<index_t> dn(std::vector<index_t>{-5});
+  du.fill_bytes(0x5a);
+  dc.fill_bytes(0x5a);
+  calm::count_options opt;
+  opt.strategy = s;
+  INFO("count_duplicates (any keys) " << calm::to_string(s) << ", " << to_string(draw) << ", n " << n << ", distinct " << distinct << ", key bytes "
+                                      << sizeof(K));
+  calm::count_duplicates(static_cast<K const*>(dk.data()), n, du.data(), dc.data(), dn.data(), opt, exec{});
+  synchronize();
+  index_t const got_n = dn.download()[0];
+  REQUIRE(got_n == static_cast<index_t>(ref.size()));
+  auto u = du.download();
+  auto c = dc.download();
+  std::vector<std::pair<K, C>> got;
+  for (index_t i = 0; i < got_n; ++i) got.emplace_back(u[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(i)]);
+  std::sort(got.begin(), got.end());
+  std::vector<std::pair<K, C>> const expect(ref.begin(), ref.end());
+  REQUIRE(got == expect);
+}
+
 }  // namespace calm_test
 
 TEST_CASE("spmv_coo: y += A x against a sequential product, every matrix shape and method", "[workload][spmv]") {
@@ -394,6 +450,53 @@ TEST_CASE("count_duplicates: keys outside the bound and bad arguments throw befo
   auto c = counts.download();
   require_equal(std::vector<std::uint32_t>(u.begin(), u.begin() + 3), std::vector<std::uint32_t>{1, 5, 9}, "unique");
   require_equal(std::vector<std::uint32_t>(c.begin(), c.begin() + 3), std::vector<std::uint32_t>{2, 1, 1}, "counts");
+}
+
+TEST_CASE("count_duplicates (keys of any value): distinct keys and counts against a sequential count", "[workload][count_duplicates]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(calm::strategy::automatic, calm::strategy::naive, calm::strategy::peer_reduce);
+  pool_draw const draw = GENERATE(pool_draw::uniform, pool_draw::skewed, pool_draw::runs);
+  index_t const n = GENERATE(0, 1, 999, 40003);
+  std::size_t const distinct = GENERATE(std::size_t(1), std::size_t(5), std::size_t(300), std::size_t(50000));
+  CAPTURE(name, warp_size());
+  check_count_duplicates_any<std::uint32_t, std::uint32_t>(s, draw, n, distinct);
+  check_count_duplicates_any<std::int64_t, std::uint32_t>(s, draw, n, distinct);
+  if (s == calm::strategy::automatic) {
+    check_count_duplicates_any<std::int32_t, std::uint64_t>(s, draw, n, distinct);
+    check_count_duplicates_any<std::uint64_t, std::int32_t>(s, draw, n, distinct);
+    check_count_duplicates_any<std::int16_t, std::uint32_t>(s, draw, n, distinct);
+    check_count_duplicates_any<std::uint8_t, std::uint32_t>(s, draw, n, distinct);
+  }
+}
+
+TEST_CASE("count_duplicates (keys of any value): a small table through privatization, and bad arguments", "[workload][count_duplicates]") {
+  using namespace calm_test;
+  check_count_duplicates_any<std::uint8_t, std::uint32_t>(calm::strategy::privatize, pool_draw::skewed, 20011, 256);
+  check_count_duplicates_any<std::int32_t, std::uint32_t>(calm::strategy::privatize, pool_draw::uniform, 100, 40);
+  std::vector<std::int64_t> const hk = {70000, -2, 70000, 70000, 5, -2};
+  buffer<std::int64_t> keys(hk), unique(std::vector<std::int64_t>(6, 7));
+  buffer<std::uint32_t> counts(std::vector<std::uint32_t>(6, 7u));
+  buffer<index_t> num(std::vector<index_t>{-1});
+  std::int64_t const* k = keys.data();
+  REQUIRE_THROWS_AS(calm::count_duplicates(k, -1, unique.data(), counts.data(), num.data(), {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::count_duplicates(static_cast<std::int64_t const*>(nullptr), 6, unique.data(), counts.data(), num.data(), {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::count_duplicates(k, 6, unique.data(), counts.data(), static_cast<index_t*>(nullptr), {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::count_duplicates(k, 6, unique.data(), static_cast<std::uint32_t*>(nullptr), num.data(), {}, exec{}), calm::error);
+  synchronize();
+  require_equal(num.download(), std::vector<index_t>{-1}, "num_unique after rejected calls");
+  require_equal(unique.download(), std::vector<std::int64_t>(6, 7), "unique after rejected calls");
+  require_equal(counts.download(), std::vector<std::uint32_t>(6, 7u), "counts after rejected calls");
+  calm::count_duplicates(k, 6, unique.data(), counts.data(), num.data(), {}, exec{});
+  synchronize();
+  REQUIRE(num.download()[0] == 3);
+  auto u = unique.download();
+  auto c = counts.download();
+  std::map<std::int64_t, std::uint32_t> got;
+  for (int i = 0; i < 3; ++i) got[u[static_cast<std::size_t>(i)]] = c[static_cast<std::size_t>(i)];
+  REQUIRE(got == std::map<std::int64_t, std::uint32_t>{{-2, 2}, {5, 1}, {70000, 3}});
+  calm::count_duplicates(k, 0, static_cast<std::int64_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), num.data(), {}, exec{});
+  synchronize();
+  REQUIRE(num.download()[0] == 0);
 }
 
 TEST_CASE("global_max and global_min against a sequential fold", "[workload][global_max]") {
