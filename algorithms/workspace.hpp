@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "../core/error.hpp"
@@ -58,20 +59,42 @@ void launch_count_outside(K const* keys, index_t n, index_t bins, KeyMap const& 
   ex.for_each_resident_block(tiles, 512, 0, count_outside_program<K, KeyMap>{keys, n, bins, key_map, outside});
 }
 
-/// Throws errc::out_of_range, naming who and what, if any of keys[0, n) lies outside [0, bins): one
-/// pass over the keys on the device, then a wait for its count. Nothing else is launched.
+/// One array of n indices that must lie in [0, bins), named `what` in the error.
+template <class K>
+struct index_array {
+  char const* what;
+  K const* keys;
+  index_t bins;
+};
+
+/// Throws errc::out_of_range, naming who and the first array at fault, if any index of the arrays
+/// (n each, at most 4) lies outside its [0, bins): one pass over each array on the device, then a
+/// single wait for all the counts. Nothing else is launched.
+template <class K, class Exec>
+void require_inside(char const* who, std::initializer_list<index_array<K>> arrays, index_t n, Exec const& ex) {
+  if (n == 0 || arrays.size() == 0) return;
+  constexpr std::size_t most = 4;
+  require(arrays.size() <= most, errc::invalid_argument, std::string(who) + ": at most 4 index arrays per check");
+  workspace<Exec> ws(ex, most * sizeof(std::uint64_t));
+  std::uint64_t* const counters = ws.template at<std::uint64_t>(0);
+  ex.fill(counters, 0, arrays.size() * sizeof(std::uint64_t));
+  std::size_t i = 0;
+  for (auto const& a : arrays) launch_count_outside(a.keys, n, a.bins, identity_key{}, counters + i++, ex);
+  std::uint64_t outside[most] = {};
+  ex.to_host(outside, counters, arrays.size() * sizeof(std::uint64_t));
+  i = 0;
+  for (auto const& a : arrays) {
+    require(outside[i] == 0, errc::out_of_range,
+            std::string(who) + ": " + std::to_string(outside[i]) + " of " + std::to_string(n) + " " + a.what + " lie outside [0, " +
+                std::to_string(a.bins) + "); nothing was written");
+    ++i;
+  }
+}
+
+/// The check of one array: throws errc::out_of_range if any of keys[0, n) lies outside [0, bins).
 template <class K, class Exec>
 void require_inside(char const* who, char const* what, K const* keys, index_t n, index_t bins, Exec const& ex) {
-  if (n == 0) return;
-  workspace<Exec> ws(ex, sizeof(std::uint64_t));
-  std::uint64_t* const counter = ws.template at<std::uint64_t>(0);
-  ex.fill(counter, 0, sizeof(std::uint64_t));
-  launch_count_outside(keys, n, bins, identity_key{}, counter, ex);
-  std::uint64_t outside = 0;
-  ex.to_host(&outside, counter, sizeof outside);
-  require(outside == 0, errc::out_of_range,
-          std::string(who) + ": " + std::to_string(outside) + " of " + std::to_string(n) + " " + what + " lie outside [0, " +
-              std::to_string(bins) + "); nothing was written");
+  require_inside(who, {index_array<K>{what, keys, bins}}, n, ex);
 }
 
 }  // namespace detail

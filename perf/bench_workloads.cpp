@@ -162,6 +162,47 @@ void spmv_calm(benchmark::State& state, std::string kind, calm::spmv_method meth
   });
 }
 
+#if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_OPENMP)
+// SpMV as the products, then a bulk scatter of them by row: the form 000 §2 applies scan_reduce and
+// set_scatter to (Fig. 5), beside calm::spmv_coo's run merge. The set_scatter layout (warp
+// granularity: whole warps of consecutive entries dealt in rounds of distinct rows) is computed once
+// per matrix on the host, as 000 does, and not timed.
+#if defined(CALM_BACKEND_CUDA)
+__global__ void coo_products(int const* col, float const* val, float const* x, float* prod, index_t nnz) {
+  for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < nnz; e += static_cast<index_t>(gridDim.x) * blockDim.x)
+    prod[e] = val[e] * x[col[e]];
+}
+void products(device_matrix const& dm, float* prod) {
+  coo_products<<<1024, 256>>>(dm.col.data(), dm.val.data(), dm.x.data(), prod, dm.nnz());
+  check_cuda(cudaGetLastError(), "coo_products");
+}
+#else
+void products(device_matrix const& dm, float* prod) {
+  int const* col = dm.col.data();
+  float const *val = dm.val.data(), *x = dm.x.data();
+  index_t const nnz = dm.nnz();
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < nnz; ++e) prod[e] = val[e] * x[col[e]];
+}
+#endif
+
+void spmv_scatter(benchmark::State& state, std::string kind, calm::strategy s, bool spread) {
+  device_matrix const& dm = get_matrix(kind);
+  dbuf<float> prod(static_cast<std::size_t>(dm.nnz()));
+  dbuf<index_t> order;
+  calm::scatter_options opt;
+  opt.strategy = s;
+  if (spread) {
+    order = dbuf<index_t>(calm::set_scatter(dm.host.row.data(), dm.nnz(), calm::scatter_granularity::warp, calm::default_exec::warp_type::size));
+    opt.order = order.data();
+  }
+  time_spmv(state, dm, [&](float* y) {
+    products(dm, prod.data());
+    calm::scatter(calm::plus{}, dm.row.data(), static_cast<float const*>(prod.data()), dm.nnz(), y, dm.host.rows, opt);
+  });
+}
+#endif
+
 #if defined(CALM_BACKEND_CUDA)
 void spmv_cusparse(benchmark::State& state, std::string kind, bool csr) {
   device_matrix const& dm = get_matrix(kind);
@@ -528,12 +569,104 @@ void count_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  // the
 }
 #endif
 
+// Keys of any value: the same duplicate structure (bound distinct keys, uniform or zipf) with each key
+// sent through a bijection onto the whole 64-bit range, for the hashed count_duplicates.
+backend::device_buffer<std::uint64_t> const& wide_keys(std::uint32_t bound, dist ds) {
+  static std::map<std::pair<std::uint32_t, int>, backend::device_buffer<std::uint64_t>> cache;
+  auto const key = std::make_pair(bound, static_cast<int>(ds));
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::vector<std::uint32_t> const small = device_keys(bound, ds).download();
+    std::vector<std::uint64_t> wide(small.size());
+    for (std::size_t i = 0; i < small.size(); ++i) {
+      std::uint64_t x = (static_cast<std::uint64_t>(small[i]) + 1) * 0xD6E8FEB86659FD93ull;  // odd multiplier: a bijection
+      wide[i] = x ^ (x >> 29);
+    }
+    it = cache.emplace(key, backend::device_buffer<std::uint64_t>(wide)).first;
+  }
+  return it->second;
+}
+
+template <class Run>
+void time_count_wide(benchmark::State& state, std::uint32_t bound, dist ds, Run run) {
+  auto const& keys = wide_keys(bound, ds);
+  index_t const n = static_cast<index_t>(keys.size());
+  dbuf<std::uint64_t> unique(static_cast<std::size_t>(n));
+  dbuf<std::uint32_t> counts(static_cast<std::size_t>(n));
+  dbuf<index_t> num(1);
+  run(keys.data(), n, unique.data(), counts.data(), num.data());
+  backend::synchronize();
+  std::map<std::uint64_t, std::uint32_t> ref;
+  for (auto k : keys.download()) ++ref[k];
+  index_t const got = num.download()[0];
+  if (got != static_cast<index_t>(ref.size())) return state.SkipWithError("wrong number of unique keys");
+  auto const u = unique.download();
+  auto const c = counts.download();
+  for (index_t i = 0; i < got; ++i) {
+    auto const at = ref.find(u[static_cast<std::size_t>(i)]);
+    if (at == ref.end() || at->second != c[static_cast<std::size_t>(i)]) return state.SkipWithError(("wrong unique key or count at " + std::to_string(i)).c_str());
+  }
+  for (auto _ : state) state.SetIterationTime(time_device([&] { run(keys.data(), n, unique.data(), counts.data(), num.data()); }));
+  report_bytes(state, static_cast<double>(n) * 8.0);
+  state.counters["unique"] = static_cast<double>(got);
+}
+
+void count_wide_calm(benchmark::State& state, std::uint32_t bound, dist ds, calm::strategy s) {
+  calm::count_options opt;
+  opt.strategy = s;
+  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) {
+    calm::count_duplicates(k, n, u, c, num, opt);
+  });
+}
+
+#if defined(CALM_BACKEND_CUDA)
+void count_wide_cub(benchmark::State& state, std::uint32_t bound, dist ds) {  // all 64 key bits sorted, then run-length encoded
+  index_t const n = static_cast<index_t>(wide_keys(bound, ds).size());
+  dbuf<std::uint64_t> sorted(static_cast<std::size_t>(n));
+  dbuf<int> runs(1);
+  std::size_t b1 = 0, b2 = 0;
+  check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, b1, static_cast<std::uint64_t const*>(nullptr), sorted.data(), static_cast<int>(n)), "SortKeys");
+  check_cuda(cub::DeviceRunLengthEncode::Encode(nullptr, b2, sorted.data(), sorted.data(), static_cast<std::uint32_t*>(nullptr), runs.data(), static_cast<int>(n)),
+             "Encode");
+  dbuf<unsigned char> temp(std::max({b1, b2, std::size_t(1)}));
+  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t nn, std::uint64_t* u, std::uint32_t* c, index_t* num) {
+    std::size_t t = temp.size();
+    check_cuda(cub::DeviceRadixSort::SortKeys(temp.data(), t, k, sorted.data(), static_cast<int>(nn)), "SortKeys");
+    t = temp.size();
+    check_cuda(cub::DeviceRunLengthEncode::Encode(temp.data(), t, sorted.data(), u, c, runs.data(), static_cast<int>(nn)), "Encode");
+    widen_count<<<1, 1>>>(runs.data(), num);
+    check_cuda(cudaGetLastError(), "widen_count");
+  });
+}
+#endif
+
+#if defined(CALM_BACKEND_OPENMP)
+void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  // std::sort + run-length encode
+  std::vector<std::uint64_t> tmp;
+  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) {
+    tmp.assign(k, k + n);
+    std::sort(tmp.begin(), tmp.end());
+    index_t at = -1;
+    for (index_t i = 0; i < n; ++i) {
+      if (i == 0 || tmp[i] != tmp[i - 1]) u[++at] = tmp[i], c[at] = 0;
+      ++c[at];
+    }
+    *num = at + 1;
+  });
+}
+#endif
+
 [[maybe_unused]] bool const registered = [] {
   for (std::string kind : {"stencil2d", "stencil3d27", "power_law", "dense_rows", "uniform"}) {
     std::string const base = "spmv/" + kind + "/";
     add(base + "calm_naive", spmv_calm, kind, calm::spmv_method::naive, false);
     add(base + "calm", spmv_calm, kind, calm::spmv_method::merge_rows, false);
     add(base + "calm_checked", spmv_calm, kind, calm::spmv_method::merge_rows, true);
+#if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_OPENMP)
+    add(base + "calm_scatter_scan_reduce", spmv_scatter, kind, calm::strategy::scan_reduce, false);
+    add(base + "calm_scatter_scan_reduce_set_scatter", spmv_scatter, kind, calm::strategy::scan_reduce, true);
+    add(base + "calm_scatter_naive_set_scatter", spmv_scatter, kind, calm::strategy::naive, true);
+#endif
 #if defined(CALM_BACKEND_CUDA)
     add(base + "cusparse_coo", spmv_cusparse, kind, false);
     add(base + "cusparse_csr", spmv_cusparse, kind, true);
@@ -579,6 +712,19 @@ void count_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  // the
 #endif
 #if defined(CALM_BACKEND_OPENMP)
       add(base + "std_sort_rle", count_sort, bound, ds);
+#endif
+    }
+  for (dist ds : {dist::uniform, dist::zipf})
+    for (std::uint32_t bound : {1u << 10, 1u << 20, 1u << 24}) {
+      std::string const base = std::string("count_duplicates_any/") + to_string(ds) + "/" + std::to_string(bound) + "/";
+      add(base + "calm", count_wide_calm, bound, ds, calm::strategy::automatic);
+      add(base + "calm_naive", count_wide_calm, bound, ds, calm::strategy::naive);
+      add(base + "calm_peer_reduce", count_wide_calm, bound, ds, calm::strategy::peer_reduce);
+#if defined(CALM_BACKEND_CUDA)
+      add(base + "cub_sort_rle", count_wide_cub, bound, ds);
+#endif
+#if defined(CALM_BACKEND_OPENMP)
+      add(base + "std_sort_rle", count_wide_sort, bound, ds);
 #endif
     }
   return true;
