@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages calm's builds need, only those missing. Usage:
-#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos]
+#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [plot]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
-# ROCm headers and device libraries; kokkos: Debian's Kokkos (Serial). Runs apt-get as root (or sudo).
+# ROCm headers and device libraries; kokkos: Debian's Kokkos (Serial); plot: matplotlib (perf/plot.py).
+# Runs apt-get as root (or sudo).
 set -euo pipefail
 
 declare -A groups=(
@@ -11,6 +12,7 @@ declare -A groups=(
   [perf]="libbenchmark-dev"
   [hip]="hipcc clang-15 libamdhip64-dev rocm-device-libs"
   [kokkos]="libtrilinos-kokkos-dev"
+  [plot]="python3-matplotlib"
 )
 want=()
 for g in "${@:-base test perf}"; do

@@ -5,8 +5,12 @@
 #include <Kokkos_Core.hpp>
 #endif
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 namespace calm_bench {
@@ -121,14 +125,49 @@ backend::device_buffer<std::uint32_t> const& device_keys(std::uint32_t bins, dis
   return it->second;
 }
 
+/// The console output of Google Benchmark, plus a progress line on stderr at most every 10 s on a
+/// long sweep: cases done (of CALM_BENCH_TOTAL, which perf/run.sh counts with --benchmark_list_tests),
+/// the time so far and an estimate of the time left.
+class progress_reporter : public benchmark::ConsoleReporter {
+ public:
+  progress_reporter() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Color : OO_None), start_(clock::now()), last_(start_) {
+    if (char const* e = std::getenv("CALM_BENCH_TOTAL")) total_ = std::strtol(e, nullptr, 10);
+  }
+  void ReportRuns(std::vector<Run> const& reports) override {
+    ConsoleReporter::ReportRuns(reports);
+    ++done_;
+    auto const now = clock::now();
+    if (now - last_ < std::chrono::seconds(10) && done_ != total_) return;
+    last_ = now;
+    double const spent = std::chrono::duration<double>(now - start_).count();
+    if (total_ > 0)
+      std::fprintf(stderr, "calm: %ld of %ld cases in %.0f s, about %.0f s left\n", done_, total_, spent,
+                   spent / static_cast<double>(done_) * static_cast<double>(std::max(0L, total_ - done_)));
+    else
+      std::fprintf(stderr, "calm: %ld cases in %.0f s\n", done_, spent);
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  clock::time_point start_, last_;
+  long done_ = 0, total_ = 0;
+};
+
 }  // namespace calm_bench
 
 int main(int argc, char** argv) {
 #if defined(CALM_BENCH_KOKKOS)
   Kokkos::ScopeGuard kokkos(argc, argv);  // the Kokkos cases (bench_kokkos.cpp)
 #endif
+  bool listing = false;  // --benchmark_list_tests: names only, no device measurement
+  for (int i = 1; i < argc; ++i)
+    listing = listing || std::strcmp(argv[i], "--benchmark_list_tests") == 0 || std::strcmp(argv[i], "--benchmark_list_tests=true") == 0;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (listing) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
   calm_bench::measure_copy_rate();
   calm_bench::measure_read_rate();
   benchmark::AddCustomContext("calm_backend", calm::backend::backend_name);
@@ -139,7 +178,8 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "calm perf suite: %s on %s, copy bandwidth %.1f GB/s (read + write), read rate %.1f GB/s\n",
                calm::backend::backend_name, calm::backend::device_name().c_str(), calm_bench::copy_rate() * 1e-9,
                calm_bench::read_rate() * 1e-9);
-  benchmark::RunSpecifiedBenchmarks();
+  calm_bench::progress_reporter display;
+  benchmark::RunSpecifiedBenchmarks(&display);
   benchmark::Shutdown();
   return 0;
 }

@@ -22,8 +22,9 @@ def load(path):
         return json.load(f)
 
 
-def table(doc):
-    ctx = doc.get("context", {})
+def collect(doc):
+    """The cases of one results file as (rows, columns, copy): rows maps (workload, dist, bins) to
+    {implementation: (GB/s, fraction of the read rate)}; columns lists the implementations in order."""
     rows = OrderedDict()
     columns = []
     copy = None
@@ -34,7 +35,7 @@ def table(doc):
             continue
         parts = b["name"].split("/")
         parts = [p for p in parts if p != "manual_time" and not p.startswith("iterations:") and not p.startswith("min_time:")]
-        if parts[0] in WORKLOADS:  # perf/bench_workloads.cpp: tables of their own (workloads_table.py)
+        if parts[0] in WORKLOADS or parts[0] == "count_duplicates_any":  # perf/bench_workloads.cpp: tables of their own (workloads_table.py)
             continue
         if parts[0] == "copy":
             copy = b.get("GBps")
@@ -53,6 +54,12 @@ def table(doc):
             columns.append(strategy)
         frac = b.get("of_read", b.get("of_copy", 0.0))
         rows.setdefault(key, {})[strategy] = (b.get("GBps", 0.0), frac)
+    return rows, columns, copy
+
+
+def table(doc):
+    ctx = doc.get("context", {})
+    rows, columns, copy = collect(doc)
     out = []
     out.append("device: %s; backend: %s; keys: %s; copy bandwidth %.1f GB/s (read + write); read rate %s GB/s" % (
         ctx.get("calm_device", "?"), ctx.get("calm_backend", "?"), ctx.get("calm_keys", "?"),

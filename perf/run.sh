@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-if [ -z "${CALM_DEPS_ROOT:-}" ]; then bash cmake/install_deps.sh base perf kokkos; fi
+if [ -z "${CALM_DEPS_ROOT:-}" ]; then bash cmake/install_deps.sh base perf kokkos plot; fi
 extra=()
 [ -n "${CALM_DEPS_ROOT:-}" ] && extra+=(-DCALM_DEPS_ROOT="$CALM_DEPS_ROOT")
 # a Kokkos for this backend adds calm::kokkos::ScatterView beside Kokkos's (Debian's Serial one on the host)
@@ -27,7 +27,13 @@ filter=()
 # perf/bench_bulk.cpp's demo set) and one input of each routine of perf/bench_workloads.cpp; the
 # replication sweep, rsweep_*, only in the full one
 [ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max|bulk/demo)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)|^(spmv/stencil2d|kmeans/d4/k128|sum_compacted/m1024|count_duplicates/uniform/65536)/')
-"$root/perf-$backend/perf/calm_bench" --benchmark_out="$out" --benchmark_out_format=json \
-  --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
+bench="$root/perf-$backend/perf/calm_bench"
+# the number of cases, for the progress line on stderr
+CALM_BENCH_TOTAL=$("$bench" --benchmark_list_tests "${filter[@]}" "$@" | wc -l) \
+  "$bench" --benchmark_out="$out" --benchmark_out_format=json --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
 echo
 python3 perf/report.py "$out"
+# the plots beside the JSON (perf/plot.py), where a Python with matplotlib is found
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import matplotlib' 2>/dev/null; then "$py" perf/plot.py "$out"; break; fi
+done
