@@ -3,7 +3,7 @@
 
     python3 perf/report.py results.json [more.json ...] [--out table.md]
 
-Rows are (workload, distribution, bins); columns are the strategies and peers that ran, in GB/s of
+One table per workload; rows are (distribution, bins); columns are the strategies and peers that ran, in GB/s of
 input read, each with its fraction of the device read rate measured in the same process (16-byte
 loads; the copy bandwidth for older results that lack it).
 """
@@ -14,7 +14,7 @@ import sys
 from collections import OrderedDict
 
 
-WORKLOADS = ("spmv", "kmeans", "sum_compacted", "count_duplicates")
+WORKLOADS = ("spmv", "kmeans", "sum_compacted", "count_duplicates", "count_duplicates_any")
 
 
 def load(path):
@@ -35,7 +35,7 @@ def collect(doc):
             continue
         parts = b["name"].split("/")
         parts = [p for p in parts if p != "manual_time" and not p.startswith("iterations:") and not p.startswith("min_time:")]
-        if parts[0] in WORKLOADS or parts[0] == "count_duplicates_any":  # perf/bench_workloads.cpp: tables of their own (workloads_table.py)
+        if parts[0] in WORKLOADS:  # perf/bench_workloads.cpp: tables of their own (workloads_table.py)
             continue
         if parts[0] == "copy":
             copy = b.get("GBps")
@@ -69,17 +69,23 @@ def table(doc):
     out.append("GB/s of input read (keys, plus values for scatters); in brackets the fraction of the read rate "
                "(of the copy bandwidth for results without one)")
     out.append("")
-    out.append("| workload | dist | bins | " + " | ".join(columns) + " |")
-    out.append("|---|---|---:|" + "---:|" * len(columns))
-    for (workload, dist, bins), cells in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        vals = []
-        for c in columns:
-            if c in cells:
-                gbps, frac = cells[c]
-                vals.append("%.2f (%.3f)" % (gbps, frac))
-            else:
-                vals.append("-")
-        out.append("| %s | %s | %d | %s |" % (workload, dist, bins, " | ".join(vals)))
+    # one table per workload, with the columns that workload has
+    for workload in sorted({w for (w, _, _) in rows}):
+        mine = [c for c in columns if any(c in cells for (w, _, _), cells in rows.items() if w == workload)]
+        out.append("| workload | dist | bins | " + " | ".join(mine) + " |")
+        out.append("|---|---|---:|" + "---:|" * len(mine))
+        for (w, dist, bins), cells in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+            if w != workload:
+                continue
+            vals = []
+            for c in mine:
+                if c in cells:
+                    gbps, frac = cells[c]
+                    vals.append("%.2f (%.3f)" % (gbps, frac))
+                else:
+                    vals.append("-")
+            out.append("| %s | %s | %d | %s |" % (workload, dist, bins, " | ".join(vals)))
+        out.append("")
     return "\n".join(out)
 
 
