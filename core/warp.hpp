@@ -138,6 +138,13 @@ template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD void atomic_update(Warp const& w, Op op, Scope s, A const& addr, V const& value) {
   w.atomic_update(op, s, addr, value);
 }
+/// *addr read atomically at the given scope (relaxed order): a flag or counter other threads update
+/// while this one runs, which a plain load may not see (or, on the host, races with). Uniform: the
+/// active lanes read one address.
+template <class Warp, class Scope, class T>
+CALM_HD T atomic_load(Warp const& w, Scope s, T const* addr) {
+  return w.atomic_load(s, addr);
+}
 /// As atomic_update, and each lane gets the value *addr held just before its own update: the updates
 /// of one address happen in some order and each lane sees the result of those before it.
 template <class Warp, class Op, class Scope, class A, class V>

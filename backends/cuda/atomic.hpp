@@ -89,6 +89,14 @@ __device__ T cas_loop(Op op, Scope s, T* addr, T value) {
 
 }  // namespace detail
 
+/// *addr read at the given scope, relaxed: a volatile load (ld.volatile: from L2 for global memory,
+/// never a stale L1 line), which is atomic for the aligned 4- and 8-byte types calm uses.
+template <class Scope, class T>
+__device__ T atomic_read(Scope, T const* addr) {
+  static_assert(is_atomic_type<T>, "calm: atomic_load takes int32, uint32, int64, uint64, float or double");
+  return *static_cast<T const volatile*>(addr);
+}
+
 /// *addr = op(*addr, value) atomically at the given scope; returns the old value. When the result is
 /// unused the compiler emits the reduction form (RED) instead of a fetching atomic.
 template <class Op, class Scope, class T>

@@ -58,6 +58,18 @@ __device__ T cas_loop(Op op, T* addr, T value) {
 
 }  // namespace detail
 
+/// *addr read atomically at the given scope, relaxed.
+template <class Scope, class T>
+__device__ T atomic_read(Scope, T const* addr) {
+  static_assert(is_atomic_type<T>, "calm: atomic_load takes int32, uint32, int64, uint64, float or double");
+  if constexpr (std::is_same<Scope, scope::caller>::value) {
+    return *addr;
+  } else {
+    constexpr int s = detail::memory_scope(Scope{});
+    return __hip_atomic_load(const_cast<T*>(addr), __ATOMIC_RELAXED, s);
+  }
+}
+
 /// *addr = op(*addr, value) atomically at the given scope; returns the old value.
 template <class Op, class Scope, class T>
 __device__ T atomic_fetch(Op op, Scope, T* addr, T value) {

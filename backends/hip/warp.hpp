@@ -154,6 +154,8 @@ struct warp {
   __device__ T atomic_fetch_update(Op op, Scope s, T* addr, V const& value) const {
     return atomic_fetch(op, s, addr, static_cast<T>(value));
   }
+  template <class Scope, class T>
+  __device__ T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
 };
 
 }  // namespace hip

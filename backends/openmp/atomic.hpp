@@ -53,6 +53,21 @@ T atomic_fetch(Op op, scope::device, T* addr, T value) {
     return detail::cas_loop(op, addr, value);
 }
 
+/// *addr read atomically (relaxed) against every other thread.
+template <class T>
+T atomic_read(scope::device, T const* addr) {
+  static_assert(is_atomic_type<T>, "calm: atomic_load takes int32, uint32, int64, uint64, float or double");
+  T v;
+  __atomic_load(addr, &v, __ATOMIC_RELAXED);
+  return v;
+}
+/// Block-local and caller-scope memory: only this thread writes it.
+template <class Scope, class T>
+T atomic_read(Scope, T const* addr) {
+  static_assert(is_atomic_type<T>, "calm: atomic_load takes int32, uint32, int64, uint64, float or double");
+  return *addr;
+}
+
 /// Block-local memory belongs to the one thread running the block: a plain update.
 template <class Op, class T>
 T atomic_fetch(Op op, scope::block_local, T* addr, T value) {

@@ -69,6 +69,8 @@ struct lane_warp {
     CALM_COUNT(atomics);
     return atomic_fetch(op, s, addr, static_cast<T>(value));
   }
+  template <class Scope, class T>
+  T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
 };
 
 /// The warp of a per-lane call from scalar host code.

@@ -236,6 +236,8 @@ struct warp {
       }
     return r;
   }
+  template <class Scope, class T>
+  T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
 };
 
 }  // namespace openmp
