@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -21,6 +22,11 @@ struct count_options {
   /// Check before anything is written that every key is in [0, key_bound) (one pass and a wait);
   /// false: keys outside are not counted.
   bool check_indices = true;
+  /// Keys of any value (the hashed form): how many distinct keys to size the hash table for (0: n, a
+  /// table of 2n slots). A small table stays in cache and is much faster to clear, fill and compact;
+  /// one that turns out too small is noticed after its pass (one wait) and replaced by one 16 times
+  /// larger, up to 2n slots: the result is the same, only slower.
+  index_t max_unique = 0;
 };
 
 namespace detail {
@@ -157,6 +163,14 @@ void launch_compact_counts(C const* table, index_t bins, KeyOf const& key_of, K*
   ex.for_each_block(blocks, threads, 0, compact_counts_program<false, K, C, KeyOf>{table, bins, offsets, unique, counts, key_of});
 }
 
+/// What an insert into a table that may be too small watches (bounded false: the table has room for
+/// every key and nothing is watched).
+struct hash_guard {
+  bool bounded;
+  index_t probe_limit;
+  std::uint32_t* overflow;
+};
+
 /// The hash table of count_duplicates over keys of any value: 2^bits slots holding the keys' bit
 /// patterns as unsigned words (all ones: an empty slot), filled by ordered linear probing with atomic
 /// min (a key takes the first slot from its home on that is empty or holds a larger key, and the
@@ -175,15 +189,26 @@ struct hash_slots {
   /// Fibonacci hashing: the top bits of the word times 2^64 / golden ratio.
   CALM_HD index_t home(word x) const { return static_cast<index_t>((static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
 
-  /// Stores x (not empty) unless it is there; l is a warp of one lane or a GPU lane on its own.
+  /// Stores x (not empty) unless it is there; l is a warp of one lane or a GPU lane on its own. Each
+  /// slot is read first (atomic_load): one holding x ends the walk and one holding a smaller key is
+  /// passed for good (slots only ever decrease), so hot keys and long walks cost reads, and only a slot
+  /// that is empty or larger takes the atomic min. In a table that may be too small (g.bounded) a walk
+  /// stops once *g.overflow is set (read every 16 slots) and sets it itself when it passes
+  /// g.probe_limit slots: the table is then incomplete.
   template <class Lane>
-  CALM_HD void insert(Lane const& l, word x) const {
+  CALM_HD void insert(Lane const& l, word x, hash_guard const& g) const {
     index_t const mask = capacity() - 1;
-    for (index_t p = home(x);; p = (p + 1) & mask) {
+    index_t p = home(x);
+    for (index_t walked = 0; !g.bounded || walked < g.probe_limit; ++walked, p = (p + 1) & mask) {
+      if (g.bounded && (walked & 15) == 15 && atomic_load(l, scope::device{}, static_cast<std::uint32_t const*>(g.overflow)) != 0u) return;
+      word const seen = atomic_load(l, scope::device{}, static_cast<word const*>(slots + p));
+      if (seen == x) return;
+      if (seen < x) continue;  // stays smaller: the atomic min would leave it
       word const old = atomic_fetch_update(l, min{}, scope::device{}, slots + p, x);
-      if (old == empty || old == x) return;
+      if (old == x || old == empty) return;
       x = old > x ? old : x;  // the slot keeps the smaller key; the larger one walks on
     }
+    atomic_update(l, bit_or{}, scope::device{}, g.overflow, 1u);
   }
 };
 
@@ -214,36 +239,49 @@ struct hash_key_of {
   }
 };
 
-/// Inserts keys[0, n) into the table: one lane per distinct key of each warp's step (match_any).
+/// Inserts keys[0, n) into the table: one lane per distinct key of each warp's step (match_any). In a
+/// table that may be too small (guard.bounded) a lane first reads *guard.overflow and gives up once it
+/// is set: the rest of the pass only streams the keys.
 template <class K>
 struct hash_insert_program {
   K const* keys;
   index_t n;
   hash_slots<K> table;
+  hash_guard guard;
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     using word = typename hash_slots<K>::word;
     hash_slots<K> const tab = table;
+    hash_guard const g = guard;
     stream_items<1>(blk, keys, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
       auto const x = map([](K key) { return hash_slots<K>::to_word(key); }, k);
       auto const peers = match_any(w, x);
       auto const inserts = map([](auto below, word v) { return below == decltype(below)(0) && v != hash_slots<K>::empty; }, peers & lanes_lt(w), x);
       when(w, inserts, [&](auto const& u) {
-        each_lane(u, [&](auto const& l, word xl) { tab.insert(l, xl); }, x);
+        each_lane(
+            u,
+            [&](auto const& l, word xl) {
+              if (!g.bounded || atomic_load(l, scope::device{}, static_cast<std::uint32_t const*>(g.overflow)) == 0u) tab.insert(l, xl, g);
+            },
+            x);
       });
     });
   }
 };
 
-/// log2 of the hash table's capacity for n keys of type K: at least 2n slots (load at most one half),
-/// at least 64, at most twice the number of values K has.
+/// log2 of the hash table's capacity for `room` distinct keys of type K: at least `spread` x room
+/// slots (load at most 1 / spread), at least 64, at most twice the number of values K has.
 template <class K>
-int hash_bits(index_t n) {
+int hash_bits(index_t room, index_t spread) {
   int bits = 6;
-  while ((index_t(1) << bits) < 2 * n && bits < 62) ++bits;
+  while ((index_t(1) << bits) < spread * room && bits < 62) ++bits;
   int const most = static_cast<int>(8 * sizeof(K)) + 1;
   return bits < most ? bits : most;
 }
+
+/// The longest walk a table that may be too small allows before it reports an overflow: at a load
+/// of at most a quarter, linear probing's walks stay far below it.
+constexpr index_t hash_probe_limit = 128;
 
 }  // namespace detail
 
@@ -282,13 +320,15 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
 /// The distinct keys of keys[0, n), of any value, with the number of times each occurs: unique[u] and
 /// counts[u] for u < *num_unique, in no particular order (the order of a hash table's slots; sort the
 /// unique keys if order matters, as 000's counting ahead of a sort does). Both arrays need room for n
-/// entries; num_unique is a device index_t. The keys go into a hash table of at least 2n slots
-/// (one pass: ordered linear probing by atomic min, one lane per distinct key of a warp), the counts
-/// into a table beside it (a second pass: calm::scatter of +1 with opt.strategy over the keys' slots),
-/// which is then compacted: no sort, O(n) work and about n (sizeof(key) + sizeof(C)) x 2 bytes of
-/// scratch. opt.check_indices does not apply (every key is valid). Throws calm::error before anything
-/// is written on a null pointer or a negative n. Asynchronous on a GPU but for the collision sampling
-/// of strategy::automatic.
+/// entries; num_unique is a device index_t. The keys go into a hash table (one pass: ordered linear
+/// probing by atomic min, one lane per distinct key of a warp), the counts into a table beside it (a
+/// second pass: calm::scatter of +1 with opt.strategy over the keys' slots), which is then compacted:
+/// no sort, O(n) work. The table has 2n slots, or with opt.max_unique 4 x max_unique slots at first; a
+/// pass that finds that one too small (a walk beyond 128 slots) is repeated with a table 16 times
+/// larger, up to 2n slots, which always suffices. opt.check_indices does not apply (every key is
+/// valid). Throws calm::error before anything is written on a null pointer or a negative n or
+/// max_unique. Asynchronous on a GPU but for one wait per table that may be too small (none without
+/// max_unique) and the collision sampling of strategy::automatic.
 ///
 ///   calm::count_duplicates(keys, 6, unique, counts, num);  // keys {70000, -2, 70000, 70000, 5, -2}: {-2: 2, 5: 1, 70000: 3} in some order, *num 3
 template <class K, class C, class Exec = default_exec>
@@ -299,20 +339,44 @@ void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* n
   require(n == 0 || keys != nullptr, errc::invalid_argument, "count_duplicates: keys is null");
   require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
   require(n == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
-  using table_t = detail::hash_slots<K>;
-  int const bits = detail::hash_bits<K>(n);
-  index_t const cap = index_t(1) << bits;
-  std::size_t const slot_bytes = (static_cast<std::size_t>(cap) * sizeof(typename table_t::word) + 15) / 16 * 16;
-  std::size_t const count_bytes = static_cast<std::size_t>(cap + 1) * sizeof(C);
+  require(opt.max_unique >= 0, errc::invalid_argument, "count_duplicates: negative max_unique " + std::to_string(opt.max_unique));
   ex.fill(num_unique, 0, sizeof(index_t));
   if (n == 0) return;
-  detail::workspace<Exec> ws(ex, slot_bytes + count_bytes);
-  table_t const tab{ws.template at<typename table_t::word>(0), bits};
-  C* const table = ws.template at<C>(slot_bytes);
-  ex.fill(tab.slots, 0xff, slot_bytes);
-  ex.fill(table, 0, count_bytes);
+  using table_t = detail::hash_slots<K>;
+  using word = typename table_t::word;
+  // with a max_unique: tables of room distinct keys, 4 x room slots, growing 16-fold while the keys
+  // overflow them; the last (at once without one) has 2n slots: every key fits, no limit, no wait
+  index_t room = opt.max_unique > 0 ? std::min(n, opt.max_unique) : n;
+  int const most_bits = detail::hash_bits<K>(n, 2);
   index_t const tiles = (n + detail::tile_items<1>(256) - 1) / detail::tile_items<1>(256);
-  ex.for_each_resident_block(tiles, 256, 0, detail::hash_insert_program<K>{keys, n, tab});
+  std::unique_ptr<detail::workspace<Exec>> ws;
+  table_t tab{};
+  C* table = nullptr;
+  index_t cap = 0;
+  std::size_t count_bytes = 0;
+  for (;;) {
+    bool const last = room >= n || detail::hash_bits<K>(room, 4) >= most_bits;
+    int const bits = last ? most_bits : detail::hash_bits<K>(room, 4);
+    cap = index_t(1) << bits;
+    std::size_t const slot_bytes = (static_cast<std::size_t>(cap) * sizeof(word) + 15) / 16 * 16;
+    count_bytes = static_cast<std::size_t>(cap + 1) * sizeof(C);
+    ws.reset();  // the table that was too small goes first
+    std::size_t const guard_bytes = 16;
+    ws = std::make_unique<detail::workspace<Exec>>(ex, slot_bytes + guard_bytes + count_bytes);
+    std::uint32_t* const overflow = ws->template at<std::uint32_t>(slot_bytes);
+    tab = table_t{ws->template at<word>(0), bits};
+    table = ws->template at<C>(slot_bytes + guard_bytes);
+    ex.fill(tab.slots, 0xff, slot_bytes);
+    ex.fill(overflow, 0, guard_bytes);
+    detail::hash_guard const guard{!last, detail::hash_probe_limit, overflow};  // a walk past 128 slots: too small
+    ex.for_each_resident_block(tiles, 256, 0, detail::hash_insert_program<K>{keys, n, tab, guard});
+    if (last) break;
+    std::uint32_t over = 0;
+    ex.to_host(&over, overflow, sizeof over);
+    if (over == 0) break;
+    room = std::min(n, room * 16);
+  }
+  ex.fill(table, 0, count_bytes);
   scatter_options sopt;
   sopt.strategy = opt.strategy;
   detail::bulk_scatter("count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);

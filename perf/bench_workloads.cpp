@@ -625,9 +625,10 @@ void time_count_wide(benchmark::State& state, std::uint32_t bound, dist ds, Run 
   state.counters["unique"] = static_cast<double>(got);
 }
 
-void count_wide_calm(benchmark::State& state, std::uint32_t bound, dist ds, calm::strategy s) {
+void count_wide_calm(benchmark::State& state, std::uint32_t bound, dist ds, calm::strategy s, index_t max_unique = 0) {
   calm::count_options opt;
   opt.strategy = s;
+  opt.max_unique = max_unique;
   time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) {
     calm::count_duplicates(k, n, u, c, num, opt);
   });
@@ -731,9 +732,10 @@ void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  /
   for (dist ds : {dist::uniform, dist::zipf})
     for (std::uint32_t bound : {1u << 10, 1u << 20, 1u << 24}) {
       std::string const base = std::string("count_duplicates_any/") + to_string(ds) + "/" + std::to_string(bound) + "/";
-      add(base + "calm", count_wide_calm, bound, ds, calm::strategy::automatic);
-      add(base + "calm_naive", count_wide_calm, bound, ds, calm::strategy::naive);
-      add(base + "calm_peer_reduce", count_wide_calm, bound, ds, calm::strategy::peer_reduce);
+      add(base + "calm", count_wide_calm, bound, ds, calm::strategy::automatic, index_t(0));
+      add(base + "calm_naive", count_wide_calm, bound, ds, calm::strategy::naive, index_t(0));
+      add(base + "calm_peer_reduce", count_wide_calm, bound, ds, calm::strategy::peer_reduce, index_t(0));
+      add(base + "calm_max_unique", count_wide_calm, bound, ds, calm::strategy::automatic, static_cast<index_t>(bound));  // the table sized to the keys
 #if defined(CALM_BACKEND_CUDA)
       add(base + "cub_sort_rle", count_wide_cub, bound, ds);
 #endif

@@ -236,7 +236,7 @@ std::vector<K> pool_keys(std::size_t n, std::size_t distinct, pool_draw draw, st
 }
 
 template <class K, class C>
-void check_count_duplicates_any(calm::strategy s, pool_draw draw, index_t n, std::size_t distinct) {
+void check_count_duplicates_any(calm::strategy s, pool_draw draw, index_t n, std::size_t distinct, index_t max_unique = 0) {
   auto g = rng(4242 + static_cast<int>(draw) * 13 + n + static_cast<index_t>(distinct) * 5 + static_cast<int>(s) * 3 + sizeof(K));
   auto keys = pool_keys<K>(static_cast<std::size_t>(n), distinct, draw, g);
   std::map<K, C> ref;
@@ -249,8 +249,9 @@ void check_count_duplicates_any(calm::strategy s, pool_draw draw, index_t n, std
   dc.fill_bytes(0x5a);
   calm::count_options opt;
   opt.strategy = s;
+  opt.max_unique = max_unique;
   INFO("count_duplicates (any keys) " << calm::to_string(s) << ", " << to_string(draw) << ", n " << n << ", distinct " << distinct << ", key bytes "
-                                      << sizeof(K));
+                                      << sizeof(K) << ", max_unique " << max_unique);
   calm::count_duplicates(static_cast<K const*>(dk.data()), n, du.data(), dc.data(), dn.data(), opt, exec{});
   synchronize();
   index_t const got_n = dn.download()[0];
@@ -461,6 +462,9 @@ TEST_CASE("count_duplicates (keys of any value): distinct keys and counts agains
   CAPTURE(name, warp_size());
   check_count_duplicates_any<std::uint32_t, std::uint32_t>(s, draw, n, distinct);
   check_count_duplicates_any<std::int64_t, std::uint32_t>(s, draw, n, distinct);
+  // tables sized for 3 or 100 distinct keys at first: too small ones are noticed and replaced
+  check_count_duplicates_any<std::uint64_t, std::uint32_t>(s, draw, n, distinct, 3);
+  check_count_duplicates_any<std::int32_t, std::uint32_t>(s, draw, n, distinct, 100);
   if (s == calm::strategy::automatic) {
     check_count_duplicates_any<std::int32_t, std::uint64_t>(s, draw, n, distinct);
     check_count_duplicates_any<std::uint64_t, std::int32_t>(s, draw, n, distinct);
@@ -482,6 +486,9 @@ TEST_CASE("count_duplicates (keys of any value): a small table through privatiza
   REQUIRE_THROWS_AS(calm::count_duplicates(static_cast<std::int64_t const*>(nullptr), 6, unique.data(), counts.data(), num.data(), {}, exec{}), calm::error);
   REQUIRE_THROWS_AS(calm::count_duplicates(k, 6, unique.data(), counts.data(), static_cast<index_t*>(nullptr), {}, exec{}), calm::error);
   REQUIRE_THROWS_AS(calm::count_duplicates(k, 6, unique.data(), static_cast<std::uint32_t*>(nullptr), num.data(), {}, exec{}), calm::error);
+  calm::count_options negative;
+  negative.max_unique = -1;
+  REQUIRE_THROWS_AS(calm::count_duplicates(k, 6, unique.data(), counts.data(), num.data(), negative, exec{}), calm::error);
   synchronize();
   require_equal(num.download(), std::vector<index_t>{-1}, "num_unique after rejected calls");
   require_equal(unique.download(), std::vector<std::int64_t>(6, 7), "unique after rejected calls");
