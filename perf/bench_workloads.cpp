@@ -532,40 +532,54 @@ void count_calm(benchmark::State& state, std::uint32_t bound, dist ds, bool chec
 #if defined(CALM_BACKEND_CUDA)
 __global__ void widen_count(int const* in, index_t* out) { *out = *in; }
 
-void count_cub(benchmark::State& state, std::uint32_t bound, dist ds) {
-  index_t const n = static_cast<index_t>(device_keys(bound, ds).size());
-  int const bits = std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(bound)))));
-  dbuf<std::uint32_t> sorted(static_cast<std::size_t>(n));
-  dbuf<int> runs(1);
-  std::size_t b1 = 0, b2 = 0;
-  check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, b1, static_cast<std::uint32_t const*>(nullptr), sorted.data(), static_cast<int>(n), 0, bits), "SortKeys");
-  check_cuda(cub::DeviceRunLengthEncode::Encode(nullptr, b2, sorted.data(), sorted.data(), static_cast<std::uint32_t*>(nullptr), runs.data(), static_cast<int>(n)),
-             "Encode");
-  dbuf<unsigned char> temp(std::max({b1, b2, std::size_t(1)}));
-  time_count(state, bound, ds, [&](std::uint32_t const* k, index_t nn, std::uint32_t* u, std::uint32_t* c, index_t* num) {
+/// CUB's sort-based count: a radix sort of the keys' low `bits` bits, then a run-length encode.
+template <class K>
+struct cub_sort_rle {
+  dbuf<K> sorted;
+  dbuf<int> runs;
+  dbuf<unsigned char> temp;
+  int bits;
+  cub_sort_rle(index_t n, int key_bits) : sorted(static_cast<std::size_t>(n)), runs(1), bits(key_bits) {
+    std::size_t b1 = 0, b2 = 0;
+    check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, b1, static_cast<K const*>(nullptr), sorted.data(), static_cast<int>(n), 0, bits), "SortKeys");
+    check_cuda(cub::DeviceRunLengthEncode::Encode(nullptr, b2, sorted.data(), sorted.data(), static_cast<std::uint32_t*>(nullptr), runs.data(), static_cast<int>(n)),
+               "Encode");
+    temp = dbuf<unsigned char>(std::max({b1, b2, std::size_t(1)}));
+  }
+  void operator()(K const* k, index_t n, K* u, std::uint32_t* c, index_t* num) {
     std::size_t t = temp.size();
-    check_cuda(cub::DeviceRadixSort::SortKeys(temp.data(), t, k, sorted.data(), static_cast<int>(nn), 0, bits), "SortKeys");
+    check_cuda(cub::DeviceRadixSort::SortKeys(temp.data(), t, k, sorted.data(), static_cast<int>(n), 0, bits), "SortKeys");
     t = temp.size();
-    check_cuda(cub::DeviceRunLengthEncode::Encode(temp.data(), t, sorted.data(), u, c, runs.data(), static_cast<int>(nn)), "Encode");
+    check_cuda(cub::DeviceRunLengthEncode::Encode(temp.data(), t, sorted.data(), u, c, runs.data(), static_cast<int>(n)), "Encode");
     widen_count<<<1, 1>>>(runs.data(), num);
     check_cuda(cudaGetLastError(), "widen_count");
-  });
+  }
+};
+
+void count_cub(benchmark::State& state, std::uint32_t bound, dist ds) {
+  int const bits = std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(bound)))));
+  cub_sort_rle<std::uint32_t> peer(static_cast<index_t>(device_keys(bound, ds).size()), bits);
+  time_count(state, bound, ds, [&](std::uint32_t const* k, index_t n, std::uint32_t* u, std::uint32_t* c, index_t* num) { peer(k, n, u, c, num); });
 }
 #endif
 
 #if defined(CALM_BACKEND_OPENMP)
-void count_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  // the sort-based peer on the host: std::sort + run-length encode
+/// The sort-based peer on the host: std::sort of a copy, then a run-length encode.
+template <class K>
+void host_sort_rle(K const* k, index_t n, K* u, std::uint32_t* c, index_t* num, std::vector<K>& tmp) {
+  tmp.assign(k, k + n);
+  std::sort(tmp.begin(), tmp.end());
+  index_t at = -1;
+  for (index_t i = 0; i < n; ++i) {
+    if (i == 0 || tmp[i] != tmp[i - 1]) u[++at] = tmp[i], c[at] = 0;
+    ++c[at];
+  }
+  *num = at + 1;
+}
+
+void count_sort(benchmark::State& state, std::uint32_t bound, dist ds) {
   std::vector<std::uint32_t> tmp;
-  time_count(state, bound, ds, [&](std::uint32_t const* k, index_t n, std::uint32_t* u, std::uint32_t* c, index_t* num) {
-    tmp.assign(k, k + n);
-    std::sort(tmp.begin(), tmp.end());
-    index_t at = -1;
-    for (index_t i = 0; i < n; ++i) {
-      if (i == 0 || tmp[i] != tmp[i - 1]) u[++at] = tmp[i], c[at] = 0;
-      ++c[at];
-    }
-    *num = at + 1;
-  });
+  time_count(state, bound, ds, [&](std::uint32_t const* k, index_t n, std::uint32_t* u, std::uint32_t* c, index_t* num) { host_sort_rle(k, n, u, c, num, tmp); });
 }
 #endif
 
@@ -636,38 +650,15 @@ void count_wide_calm(benchmark::State& state, std::uint32_t bound, dist ds, calm
 
 #if defined(CALM_BACKEND_CUDA)
 void count_wide_cub(benchmark::State& state, std::uint32_t bound, dist ds) {  // all 64 key bits sorted, then run-length encoded
-  index_t const n = static_cast<index_t>(wide_keys(bound, ds).size());
-  dbuf<std::uint64_t> sorted(static_cast<std::size_t>(n));
-  dbuf<int> runs(1);
-  std::size_t b1 = 0, b2 = 0;
-  check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, b1, static_cast<std::uint64_t const*>(nullptr), sorted.data(), static_cast<int>(n)), "SortKeys");
-  check_cuda(cub::DeviceRunLengthEncode::Encode(nullptr, b2, sorted.data(), sorted.data(), static_cast<std::uint32_t*>(nullptr), runs.data(), static_cast<int>(n)),
-             "Encode");
-  dbuf<unsigned char> temp(std::max({b1, b2, std::size_t(1)}));
-  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t nn, std::uint64_t* u, std::uint32_t* c, index_t* num) {
-    std::size_t t = temp.size();
-    check_cuda(cub::DeviceRadixSort::SortKeys(temp.data(), t, k, sorted.data(), static_cast<int>(nn)), "SortKeys");
-    t = temp.size();
-    check_cuda(cub::DeviceRunLengthEncode::Encode(temp.data(), t, sorted.data(), u, c, runs.data(), static_cast<int>(nn)), "Encode");
-    widen_count<<<1, 1>>>(runs.data(), num);
-    check_cuda(cudaGetLastError(), "widen_count");
-  });
+  cub_sort_rle<std::uint64_t> peer(static_cast<index_t>(wide_keys(bound, ds).size()), 64);
+  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) { peer(k, n, u, c, num); });
 }
 #endif
 
 #if defined(CALM_BACKEND_OPENMP)
-void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {  // std::sort + run-length encode
+void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {
   std::vector<std::uint64_t> tmp;
-  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) {
-    tmp.assign(k, k + n);
-    std::sort(tmp.begin(), tmp.end());
-    index_t at = -1;
-    for (index_t i = 0; i < n; ++i) {
-      if (i == 0 || tmp[i] != tmp[i - 1]) u[++at] = tmp[i], c[at] = 0;
-      ++c[at];
-    }
-    *num = at + 1;
-  });
+  time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) { host_sort_rle(k, n, u, c, num, tmp); });
 }
 #endif
 
