@@ -109,7 +109,7 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s) {
   }
   for (auto _ : state) state.SetIterationTime(time_device([&] { bulk_call(in, s, table.data()); }));
   std::size_t const n = std::size_t(1) << in.log2_n;
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))), static_cast<double>(n));
   state.counters["ran"] = static_cast<double>(static_cast<int>(ran));
 }
 
@@ -153,7 +153,7 @@ void cub_case(benchmark::State& state, input in) {
     state.SkipWithError(e.what());
     return;
   }
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 #endif
 

@@ -79,9 +79,11 @@ void measure_copy_rate();
 double read_rate();
 void measure_read_rate();
 
-/// Report `bytes` per iteration as GB/s, and as fractions of the copy bandwidth and the read rate.
-inline void report_bytes(benchmark::State& state, double bytes) {
+/// Report `bytes` per iteration as GB/s, and as fractions of the copy bandwidth and the read rate, and
+/// `items` per iteration (keys, matrix entries, points, values) as items/s.
+inline void report_bytes(benchmark::State& state, double bytes, double items) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(items) * state.iterations());
   state.counters["GBps"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["of_copy"] = benchmark::Counter(bytes / copy_rate(), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["of_read"] = benchmark::Counter(bytes / read_rate(), benchmark::Counter::kIsIterationInvariantRate);

@@ -85,7 +85,7 @@ void scatter_view_case(benchmark::State& state, dist d, std::uint32_t bins) {
     run_any();
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  report_bytes(state, static_cast<double>(n) * (Weighted ? 8.0 : 4.0));
+  report_bytes(state, static_cast<double>(n) * (Weighted ? 8.0 : 4.0), static_cast<double>(n));
 }
 
 template <class DataType>

@@ -37,7 +37,7 @@ void privatized_histogram(benchmark::State& state, Strategy strategy, dist d, st
     hist.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 
 double expected_weight_total(std::size_t n) {
@@ -67,7 +67,7 @@ void privatized_scatter(benchmark::State& state, Strategy strategy, dist d, std:
     table.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)), static_cast<double>(n));
 }
 
 /// The routines for tables above one block's memory, as benchmark cases.
@@ -100,7 +100,7 @@ void large_table_case(benchmark::State& state, large_table routine, dist d, std:
     table.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)), static_cast<double>(n));
 }
 
 /// One device atomic per key (what Kokkos ScatterView and a plain atomicAdd loop do), for the sizes above one block.
@@ -122,7 +122,7 @@ void naive_case(benchmark::State& state, dist d, std::uint32_t bins) {
     table.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)), static_cast<double>(n));
 }
 
 #if defined(CALM_BACKEND_CUDA)
@@ -141,7 +141,7 @@ void cub_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
   call(temp.data());
   if (!counts_ok(hist.download(), n)) state.SkipWithError("cub histogram lost counts");
   for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 #endif
 
@@ -161,7 +161,7 @@ void omp_reduction_histogram(benchmark::State& state, dist d, std::uint32_t bins
   run();
   if (!counts_ok(hist, n)) state.SkipWithError("reduction lost counts");
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 
 void omp_reduction_scatter(benchmark::State& state, dist d, std::uint32_t bins) {
@@ -176,7 +176,7 @@ void omp_reduction_scatter(benchmark::State& state, dist d, std::uint32_t bins) 
     for (std::size_t i = 0; i < n; ++i) t[pk[i]] += pw[i];
   };
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)), static_cast<double>(n));
 }
 
 void std_atomic_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
@@ -189,7 +189,7 @@ void std_atomic_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
     for (std::size_t i = 0; i < n; ++i) hist[pk[i]].fetch_add(1, std::memory_order_relaxed);
   };
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 #endif
 

@@ -28,7 +28,7 @@ void histogram_case(benchmark::State& state, Strategy strategy, dist d, std::uin
     hist.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t));
+  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
 
 template <class Strategy>
@@ -56,7 +56,7 @@ void scatter_case(benchmark::State& state, Strategy strategy, dist d, std::uint3
     table.fill_bytes(0);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)));
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)), static_cast<double>(n));
 }
 
 template <class Strategy>

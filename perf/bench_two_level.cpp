@@ -49,7 +49,7 @@ void calm_max(benchmark::State& state, calm::two_level scheme, bool increasing, 
     out.upload(lowest);
     state.SetIterationTime(time_device(run));
   }
-  report_bytes(state, static_cast<double>(n) * sizeof(float));
+  report_bytes(state, static_cast<double>(n) * sizeof(float), static_cast<double>(n));
 }
 
 #if defined(CALM_BACKEND_CUDA)
@@ -67,7 +67,7 @@ void cub_max(benchmark::State& state, bool increasing) {
   call(temp.data());
   if (out.download()[0] != expected_max(increasing)) state.SkipWithError("cub: wrong maximum");
   for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
-  report_bytes(state, static_cast<double>(n) * sizeof(float));
+  report_bytes(state, static_cast<double>(n) * sizeof(float), static_cast<double>(n));
 }
 #endif
 
@@ -85,7 +85,7 @@ void omp_max(benchmark::State& state, bool increasing) {
   run();
   if (m != expected_max(increasing)) state.SkipWithError("omp: wrong maximum");
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, static_cast<double>(n) * sizeof(float));
+  report_bytes(state, static_cast<double>(n) * sizeof(float), static_cast<double>(n));
 }
 #endif
 

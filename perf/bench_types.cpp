@@ -76,7 +76,7 @@ void time_case(benchmark::State& state, std::uint32_t bins, dist d, bool countin
     table.fill_bytes(0);
     state.SetIterationTime(time_device([&] { run(keys.device.data(), static_cast<index_t>(n), table.data()); }));
   }
-  report_bytes(state, static_cast<double>(n) * (sizeof(K) + (counting ? 0 : sizeof(T))));
+  report_bytes(state, static_cast<double>(n) * (sizeof(K) + (counting ? 0 : sizeof(T))), static_cast<double>(n));
 }
 
 template <class K>

@@ -148,7 +148,7 @@ void time_spmv(benchmark::State& state, device_matrix const& dm, Run run) {
       return;
     }
   for (auto _ : state) state.SetIterationTime(time_device([&] { run(y.data()); }));
-  report_bytes(state, dm.bytes());
+  report_bytes(state, dm.bytes(), static_cast<double>(dm.nnz()));
   state.counters["nnz"] = static_cast<double>(dm.nnz());
 }
 
@@ -320,7 +320,7 @@ void kmeans_calm(benchmark::State& state, int d, index_t k, calm::kmeans_method 
   backend::synchronize();
   if (!kmeans_ok(ps, sums.download(), counts.download())) return state.SkipWithError("wrong sums or counts");
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, kmeans_bytes(ps));
+  report_bytes(state, kmeans_bytes(ps), static_cast<double>(ps.n));
 }
 
 #if defined(CALM_BACKEND_CUDA)
@@ -379,7 +379,7 @@ void kmeans_cub(benchmark::State& state, int d, index_t k) {
   }
   if (!kmeans_ok(ps, sums, counts.download())) return state.SkipWithError("cub: wrong sums or counts");
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, kmeans_bytes(ps));
+  report_bytes(state, kmeans_bytes(ps), static_cast<double>(ps.n));
 }
 #endif
 
@@ -406,7 +406,7 @@ void kmeans_omp(benchmark::State& state, int d, index_t k) {  // OpenMP array re
   run();
   if (!kmeans_ok(ps, sums, counts)) return state.SkipWithError("omp: wrong sums or counts");
   for (auto _ : state) state.SetIterationTime(time_device(run));
-  report_bytes(state, kmeans_bytes(ps));
+  report_bytes(state, kmeans_bytes(ps), static_cast<double>(ps.n));
 }
 #endif
 
@@ -444,7 +444,7 @@ void time_compacted(benchmark::State& state, index_t m, Run run) {
   for (std::size_t j = 0; j < want.size(); ++j)
     if (!close(got[j], want[j], 1e-3)) return state.SkipWithError(("wrong sum " + std::to_string(j)).c_str());
   for (auto _ : state) state.SetIterationTime(time_device(once));
-  report_bytes(state, static_cast<double>(summands().size()) * 4.0);
+  report_bytes(state, static_cast<double>(summands().size()) * 4.0, static_cast<double>(summands().size()));
 }
 
 void compacted_calm(benchmark::State& state, index_t m, calm::compact_method method) {
@@ -516,7 +516,7 @@ void time_count(benchmark::State& state, std::uint32_t bound, dist ds, Run run) 
     }
   if (at != got) return state.SkipWithError("wrong number of unique keys");
   for (auto _ : state) state.SetIterationTime(time_device([&] { run(keys.data(), n, unique.data(), counts.data(), num.data()); }));
-  report_bytes(state, static_cast<double>(n) * 4.0);
+  report_bytes(state, static_cast<double>(n) * 4.0, static_cast<double>(n));
   state.counters["unique"] = static_cast<double>(got);
 }
 
@@ -635,7 +635,7 @@ void time_count_wide(benchmark::State& state, std::uint32_t bound, dist ds, Run 
   std::sort(pairs.begin(), pairs.end());
   if (pairs != ref) return state.SkipWithError("wrong unique keys or counts");
   for (auto _ : state) state.SetIterationTime(time_device([&] { run(keys.data(), n, unique.data(), counts.data(), num.data()); }));
-  report_bytes(state, static_cast<double>(n) * 8.0);
+  report_bytes(state, static_cast<double>(n) * 8.0, static_cast<double>(n));
   state.counters["unique"] = static_cast<double>(got);
 }
 
