@@ -43,7 +43,7 @@ def collect(doc):
         if parts[0] == "bulk":  # bulk/<set>/<workload>/<dist>/<bins>/<log2 keys>/<strategy> (perf/bench_bulk.cpp)
             if len(parts) < 7 or parts[6] == "stats":
                 continue
-            parts = ["bulk_" + parts[2], parts[6], parts[3], parts[4]]
+            parts = ["bulk_%s_log2n%s" % (parts[2], parts[5]), parts[6], parts[3], parts[4]]  # one table per key count
         if len(parts) < 4:
             continue
         workload, strategy, dist, bins = parts[0], parts[1], parts[2], parts[3]
