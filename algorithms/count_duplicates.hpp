@@ -79,7 +79,8 @@ struct compact_counts_program {
         if constexpr (!Count) {
           auto const pos = map([at](int before) { return at + before; }, popc(w, mask & lanes_lt(w)));
           when(w, nz, [&](auto const& u) {
-            store(u, unique, pos, map([ko = key_of](index_t x) { return ko(x); }, j));
+            // key_of only on entries of the table (on the host map runs over every lane)
+            store(u, unique, pos, map([ko = key_of](index_t x) { return ko(x); }, select(in, j, index_t(0))));
             store(u, counts, pos, c);
           });
         }
@@ -323,9 +324,11 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
 /// entries; num_unique is a device index_t. The keys go into a hash table (one pass: ordered linear
 /// probing by atomic min, one lane per distinct key of a warp), the counts into a table beside it (a
 /// second pass: calm::scatter of +1 with opt.strategy over the keys' slots), which is then compacted:
-/// no sort, O(n) work. The table has 2n slots, or with opt.max_unique 4 x max_unique slots at first; a
-/// pass that finds that one too small (a walk beyond 128 slots) is repeated with a table 16 times
-/// larger, up to 2n slots, which always suffices. opt.check_indices does not apply (every key is
+/// no sort, O(n) work. The table has the power of two of slots at or above 2n (2n to 4n slots of 4 or
+/// 8 bytes, plus as many counts of C: scratch), or with opt.max_unique at or above 4 x max_unique (at
+/// least 64) at first; a pass that finds that one too small (a walk beyond 128 slots) is repeated with
+/// a table 16 times larger, up to the 2n size, which always suffices. A forced privatize or
+/// privatize_peer_reduce whose count table does not fit a block counts with peer_reduce. opt.check_indices does not apply (every key is
 /// valid). Throws calm::error before anything is written on a null pointer or a negative n or
 /// max_unique. Asynchronous on a GPU but for one wait per table that may be too small (none without
 /// max_unique) and the collision sampling of strategy::automatic.
@@ -379,6 +382,10 @@ void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* n
   ex.fill(table, 0, count_bytes);
   scatter_options sopt;
   sopt.strategy = opt.strategy;
+  // the count table's size is calm's, not the caller's: a forced block-local strategy it does not fit
+  // counts with peer_reduce instead
+  if ((opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce) && cap + 1 > privatize_capacity<C>(ex))
+    sopt.strategy = strategy::peer_reduce;
   detail::bulk_scatter("count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
   detail::launch_compact_counts(table, cap + 1, detail::hash_key_of<K>{tab}, unique, counts, num_unique, ex);
 }

@@ -477,6 +477,9 @@ TEST_CASE("count_duplicates (keys of any value): a small table through privatiza
   using namespace calm_test;
   check_count_duplicates_any<std::uint8_t, std::uint32_t>(calm::strategy::privatize, pool_draw::skewed, 20011, 256);
   check_count_duplicates_any<std::int32_t, std::uint32_t>(calm::strategy::privatize, pool_draw::uniform, 100, 40);
+  // a count table too large for a block: the forced privatize counts with peer_reduce instead
+  check_count_duplicates_any<std::int32_t, std::uint32_t>(calm::strategy::privatize, pool_draw::uniform, 200003, 5000);
+  check_count_duplicates_any<std::int64_t, std::uint32_t>(calm::strategy::privatize_peer_reduce, pool_draw::skewed, 200003, 50000);
   std::vector<std::int64_t> const hk = {70000, -2, 70000, 70000, 5, -2};
   buffer<std::int64_t> keys(hk), unique(std::vector<std::int64_t>(6, 7));
   buffer<std::uint32_t> counts(std::vector<std::uint32_t>(6, 7u));
