@@ -37,7 +37,7 @@ inline strategy strategy_from_string(std::string const& name) {
   throw error(errc::invalid_argument, "unknown strategy '" + name + "'");
 }
 
-/// What the tree may test. The first seven are known without looking at the keys; the last four are
+/// What the tree may test. The first eight are known without looking at the keys; the last four are
 /// sampled (collision_stats), only when the path through the tree reaches one of them.
 enum class feature {
   log2_bins,         ///< log2 of the table size
@@ -47,22 +47,38 @@ enum class feature {
   op_kind,           ///< 0 plus, 1 min/max, 2 bitwise
   fits_block,        ///< 1 when one copy of the table fits in a block's block-local memory
   log2_copies,       ///< log2 of the copies R privatize would make (replication_for), -1 when it does not fit
+  log2_items,        ///< log2 of the number of items (sampling costs the same for few items as for many)
   warp_level,        ///< collision_statistics::warp_level
   block_level,       ///< collision_statistics::block_level
   all_thread_level,  ///< collision_statistics::all_thread_level
   clustering,        ///< collision_statistics::clustering
 };
-constexpr int feature_count = 11;
-constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= static_cast<int>(feature::warp_level); }
+constexpr int feature_count = 12;
+constexpr int known_feature_count = 8;
+CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
 
 /// One node of a fitted tree: an inner node sends x <= threshold to `left`, the rest to `right`
-/// (indices into the tree); a leaf (left < 0) names its strategy.
+/// (indices into the tree, always after the node's own: the fitter writes them in preorder); a leaf
+/// (left < 0) names its strategy.
 struct tree_node {
   feature test;
   double threshold;
   int left, right;
   strategy leaf;
 };
+
+/// Whether a tree can be walked: every child lies after its parent and inside the tree, so every
+/// walk ends at a leaf within N steps.
+template <std::size_t N>
+constexpr bool well_formed(tree_node const (&tree)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    tree_node const& t = tree[i];
+    if (t.left < 0) continue;
+    if (t.left <= static_cast<int>(i) || t.right <= static_cast<int>(i) || t.left >= static_cast<int>(N) || t.right >= static_cast<int>(N))
+      return false;
+  }
+  return N > 0;
+}
 
 /// The trees, one per device family, written by perf/fit_tree.py (see models/*.inc for what each was
 /// fitted on). Families without data of their own use the nearest: HIP GPUs use the Hopper tree.
@@ -73,7 +89,22 @@ inline constexpr tree_node hopper[] = {
 inline constexpr tree_node host[] = {
 #include "models/host.inc"
 };
+static_assert(well_formed(hopper) && well_formed(host), "a fitted tree's children must follow their parents");
+static_assert(sizeof(hopper) / sizeof(hopper[0]) <= 64 && sizeof(host) / sizeof(host[0]) <= 64, "tree_walk carries at most 64 nodes");
 }  // namespace models
+
+/// A fitted tree as the walks read it (a well_formed array of nodes).
+struct tree_view {
+  tree_node const* nodes;
+  int size;
+  tree_node const& operator[](int i) const { return nodes[i]; }
+};
+template <std::size_t N>
+constexpr tree_view view_of(tree_node const (&tree)[N]) {
+  return {tree, static_cast<int>(N)};
+}
+/// The tree of a device family.
+inline tree_view family_tree(device_family family) { return family == device_family::host ? view_of(models::host) : view_of(models::hopper); }
 
 /// The features of a scatter that are known without the keys.
 struct scatter_shape {
@@ -83,52 +114,113 @@ struct scatter_shape {
   bool counting = false;
   int op_kind = 0;
   bool fits_block = false;
-  int copies = 0;  ///< R of privatize's plan, 0 when the table does not fit
+  int copies = 0;     ///< R of privatize's plan, 0 when the table does not fit
+  index_t items = 0;  ///< n
 };
 
-inline double feature_value(feature f, scatter_shape const& s, collision_statistics const& c) {
+inline double known_value(feature f, scatter_shape const& s) {
+  auto const lg = [](index_t x) { return x > 0 ? std::log2(static_cast<double>(x)) : 0.0; };
   switch (f) {
-    case feature::log2_bins: return s.bins > 0 ? std::log2(static_cast<double>(s.bins)) : 0.0;
+    case feature::log2_bins: return lg(s.bins);
     case feature::value_bytes: return s.value_bytes;
     case feature::is_float: return s.is_float;
     case feature::counting: return s.counting;
     case feature::op_kind: return s.op_kind;
     case feature::fits_block: return s.fits_block;
     case feature::log2_copies: return s.copies > 0 ? std::log2(static_cast<double>(s.copies)) : -1.0;
+    case feature::log2_items: return lg(s.items);
+    default: return 0.0;
+  }
+}
+CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
+  switch (f) {
     case feature::warp_level: return c.warp_level;
     case feature::block_level: return c.block_level;
     case feature::all_thread_level: return c.all_thread_level;
     case feature::clustering: return c.clustering;
+    default: return 0.0;
   }
-  return 0.0;
+}
+inline double feature_value(feature f, scatter_shape const& s, collision_statistics const& c) {
+  return is_sampled(f) ? sampled_value(f, c) : known_value(f, s);
+}
+
+/// The node where a walk over the known features stops: a leaf, or the first test of a sampled statistic.
+inline int walk_known(tree_view tree, scatter_shape const& shape) {
+  int i = 0;
+  while (tree[i].left >= 0 && !is_sampled(tree[i].test)) i = known_value(tree[i].test, shape) <= tree[i].threshold ? tree[i].left : tree[i].right;
+  return i;
 }
 
 /// Walk a tree: sample() (returning collision_statistics) is called at most once, and only when the
 /// path reaches a test of a sampled feature.
-template <std::size_t N, class Sample>
-strategy walk_tree(tree_node const (&tree)[N], scatter_shape const& shape, Sample&& sample) {
-  collision_statistics stats;
-  bool sampled = false;
-  std::size_t i = 0;
-  for (std::size_t steps = 0; steps <= N; ++steps) {
-    tree_node const& node = tree[i];
-    if (node.left < 0) return node.leaf;
-    if (is_sampled(node.test) && !sampled) {
-      stats = sample();
-      sampled = true;
-    }
-    int const next = feature_value(node.test, shape, stats) <= node.threshold ? node.left : node.right;
-    require(next > 0 && static_cast<std::size_t>(next) < N, errc::backend_failure, "choose: a malformed tree");
-    i = static_cast<std::size_t>(next);
-  }
-  throw error(errc::backend_failure, "choose: a tree with a cycle");
+template <class Sample>
+strategy walk_tree(tree_view tree, scatter_shape const& shape, Sample&& sample) {
+  int i = walk_known(tree, shape);
+  if (tree[i].left < 0) return tree[i].leaf;
+  collision_statistics const stats = sample();
+  while (tree[i].left >= 0) i = feature_value(tree[i].test, shape, stats) <= tree[i].threshold ? tree[i].left : tree[i].right;
+  return tree[i].leaf;
 }
 
 /// The family's tree walked for this scatter.
 template <class Sample>
 strategy choose_strategy(device_family family, scatter_shape const& shape, Sample&& sample) {
-  if (family == device_family::host) return walk_tree(models::host, shape, sample);
-  return walk_tree(models::hopper, shape, sample);
+  return walk_tree(family_tree(family), shape, sample);
+}
+
+/// The rest of a walk, carried to the device: the tree from the node where the known features left
+/// it, their values, and what each leaf's strategy becomes for this call (a block-local strategy on a
+/// table too large for a block becomes hot_key, say). A small value passed to kernels, which finish
+/// the walk from sampled statistics (statistics_of) without a round trip to the host.
+struct tree_walk {
+  static constexpr int most_nodes = 64;
+  tree_node nodes[most_nodes];
+  double known[known_feature_count];
+  strategy becomes[strategy_count];
+  int start = 0;
+
+  CALM_HD strategy finish(collision_statistics const& s) const {
+    int i = start;
+    while (nodes[i].left >= 0) {  // children follow their parents (well_formed): at most most_nodes steps
+      tree_node const& t = nodes[i];
+      int const f = static_cast<int>(t.test);
+      double const x = f < known_feature_count ? known[f] : sampled_value(t.test, s);
+      i = x <= t.threshold ? t.left : t.right;
+    }
+    return becomes[static_cast<int>(nodes[i].leaf)];
+  }
+  /// The strategies the walk may end at, as a bit set (bit s for strategy s), and whether a test on
+  /// the way reads a sampled feature outside `readable` (a bit set of features).
+  unsigned reachable(unsigned* reads = nullptr) const {
+    unsigned leaves = 0, feats = 0;
+    bool seen[most_nodes] = {};
+    seen[start] = true;
+    for (int i = start; i < most_nodes; ++i) {  // preorder: every node of the subtree after its parent
+      if (!seen[i]) continue;
+      if (nodes[i].left < 0) {
+        leaves |= 1u << static_cast<int>(becomes[static_cast<int>(nodes[i].leaf)]);
+      } else {
+        feats |= 1u << static_cast<int>(nodes[i].test);
+        seen[nodes[i].left] = seen[nodes[i].right] = true;
+      }
+    }
+    if (reads) *reads = feats;
+    return leaves;
+  }
+};
+
+/// The walk of `tree` for `shape`, to be finished on the device from `start` (a node walk_known
+/// stopped at); becomes(s) says what a leaf's strategy turns into.
+template <class Becomes>
+tree_walk make_walk(tree_view tree, scatter_shape const& shape, int start, Becomes&& becomes) {
+  require(tree.size <= tree_walk::most_nodes, errc::unsupported, "choose: a tree of more nodes than tree_walk carries");
+  tree_walk w{};
+  for (int i = 0; i < tree.size; ++i) w.nodes[i] = tree[i];
+  for (int f = 0; f < known_feature_count; ++f) w.known[f] = known_value(static_cast<feature>(f), shape);
+  for (int s = 0; s < strategy_count; ++s) w.becomes[s] = becomes(static_cast<strategy>(s));
+  w.start = start;
+  return w;
 }
 
 }  // namespace calm

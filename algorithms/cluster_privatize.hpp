@@ -69,6 +69,47 @@ constexpr bool clusters_for() {
   else return false;
 }
 
+/// The clusters of cluster_privatize_scatter: c blocks of `per` entries each.
+struct cluster_plan {
+  int size = 1;
+  index_t per = 1;
+};
+
+/// Checks the options against the table and plans the clusters (throws calm::error before any launch).
+template <class T, class Exec>
+cluster_plan plan_clusters(index_t bins, cluster_options const& opt, Exec const& ex) {
+  require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "cluster_privatize_scatter: threads must be in [1, 1024]");
+  require(opt.cluster_size >= 0 && opt.cluster_size <= ex.max_cluster_size(), errc::invalid_argument,
+          "cluster_privatize_scatter: cluster size must be in [0, " + std::to_string(ex.max_cluster_size()) + "]");
+  index_t const cap = privatize_capacity<T>(ex);
+  int c = opt.cluster_size;
+  // the fewest blocks that hold the table: on an H100 an update of another block's memory costs
+  // about what a device atomic does, so every block added to the cluster slows the scatter (a third
+  // of a block's memory per part measured 1.8x slower at 32K-64K bins than the fewest blocks)
+  if (c == 0)
+    for (c = 1; c < ex.max_cluster_size() && (bins + c - 1) / c > cap; c *= 2) {
+    }
+  index_t const per = std::max<index_t>(1, (bins + c - 1) / c);
+  require(per <= cap, errc::out_of_range,
+          "cluster_privatize_scatter: " + std::to_string(bins) + " entries over " + std::to_string(c) +
+              " blocks exceed the block-local memory of a cluster (" + std::to_string(cap) + " entries per block)");
+  return {c, per};
+}
+
+/// The block-local bytes of one block of the plan: its part of the table and a discard entry.
+template <class T>
+std::size_t cluster_bytes(cluster_plan const& plan) {
+  return static_cast<std::size_t>(plan.per + 1) * sizeof(T);
+}
+
+/// Launch program (a cluster program over the plan's clusters, items read in form f, `bytes` of
+/// block-local memory per block) on ex's resident clusters (n > 0).
+template <class Program, class Exec>
+void launch_clusters(Program const& program, cluster_plan const& plan, index_t n, int threads, std::size_t bytes, load_form f, Exec const& ex) {
+  index_t const blocks = blocks_with_work(n, threads, f);
+  ex.for_each_resident_cluster((blocks + plan.size - 1) / plan.size, plan.size, threads, bytes, program);
+}
+
 }  // namespace detail
 
 /// The entries of T one cluster holds on exec (0 where the backend has no clusters).
@@ -97,32 +138,15 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
     hot_key_scatter(op, keys, values, n, table, bins, h, ex);
   } else {
     detail::check_scatter_arguments("cluster_privatize_scatter", n, keys, values, table, bins);
-    require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "cluster_privatize_scatter: threads must be in [1, 1024]");
-    require(opt.cluster_size >= 0 && opt.cluster_size <= ex.max_cluster_size(), errc::invalid_argument,
-            "cluster_privatize_scatter: cluster size must be in [0, " + std::to_string(ex.max_cluster_size()) + "]");
-    index_t const cap = privatize_capacity<T>(ex);
-    int c = opt.cluster_size;
-    // the fewest blocks that hold the table: on an H100 an update of another block's memory costs
-    // about what a device atomic does, so every block added to the cluster slows the scatter (a third
-    // of a block's memory per part measured 1.8x slower at 32K-64K bins than the fewest blocks)
-    if (c == 0)
-      for (c = 1; c < ex.max_cluster_size() && (bins + c - 1) / c > cap; c *= 2) {
-      }
-    index_t const per = std::max<index_t>(1, (bins + c - 1) / c);
-    require(per <= cap, errc::out_of_range,
-            "cluster_privatize_scatter: " + std::to_string(bins) + " entries over " + std::to_string(c) +
-                " blocks exceed the block-local memory of a cluster (" + std::to_string(cap) + " entries per block)");
+    detail::cluster_plan const plan = detail::plan_clusters<T>(bins, opt, ex);
     if (n == 0 || bins == 0) return;
     auto const vals = detail::as_value_source<T>(values);
     using VS = std::decay_t<decltype(vals)>;
-    std::size_t const bytes = static_cast<std::size_t>(per + 1) * sizeof(T);
-    index_t const tiles = (n + detail::tile_items<4>(opt.threads) - 1) / detail::tile_items<4>(opt.threads);
-    if (detail::chunk_loads<Exec>(keys, vals))
-      ex.for_each_resident_cluster((tiles + c - 1) / c, c, opt.threads, bytes,
-                                   detail::cluster_scatter_program<4, Strategy, Op, K, VS, T>{op, keys, vals, n, table, bins, per, strategy});
-    else
-      ex.for_each_resident_cluster((4 * tiles + c - 1) / c, c, opt.threads, bytes,
-                                   detail::cluster_scatter_program<1, Strategy, Op, K, VS, T>{op, keys, vals, n, table, bins, per, strategy});
+    detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
+    detail::with_load_form(form, [&](auto f) {
+      detail::cluster_scatter_program<detail::vec_of<decltype(f)::value>, Strategy, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, strategy};
+      detail::launch_clusters(program, plan, n, opt.threads, detail::cluster_bytes<T>(plan), form, ex);
+    });
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
@@ -54,7 +55,8 @@ struct collision_sample_options {
 
 namespace detail {
 
-/// The totals the sampling kernel gathers (fixed point: a factor of 2^20 in the level sums).
+/// What one sampled block group gathers (fixed point: a factor of 2^20 in the level sums). Each group
+/// writes its own (no clearing, no device atomics); statistics_of sums them.
 struct collision_totals {
   std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, pad;
 };
@@ -69,14 +71,35 @@ CALM_HD inline index_t collision_bit(index_t k, index_t bits, index_t bins) {
   return static_cast<index_t>((static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull) >> 44);  // 20 bits
 }
 
+/// The statistics of `groups` block groups' totals, the same on the host and on the device (integer
+/// sums, then the same divisions): a choice made from them on either side is the same choice.
+CALM_HD inline collision_statistics statistics_of(collision_totals const* part, index_t groups) {
+  collision_totals t{};
+  for (index_t g = 0; g < groups; ++g) {
+    t.warp_sum += part[g].warp_sum, t.warps += part[g].warps, t.block_sum += part[g].block_sum, t.blocks += part[g].blocks;
+    t.distinct += part[g].distinct, t.repeats += part[g].repeats, t.adjacent += part[g].adjacent;
+    t.out_of_range += part[g].out_of_range, t.sampled += part[g].sampled;
+  }
+  collision_statistics s;
+  s.sampled = static_cast<index_t>(t.sampled);
+  s.out_of_range = static_cast<index_t>(t.out_of_range);
+  s.distinct = static_cast<index_t>(t.distinct);
+  double const one = static_cast<double>(collision_fixed_one);
+  s.warp_level = t.warps ? static_cast<double>(t.warp_sum) / one / static_cast<double>(t.warps) : 0.0;
+  s.block_level = t.blocks ? static_cast<double>(t.block_sum) / one / static_cast<double>(t.blocks) : 0.0;
+  s.all_thread_level = t.distinct ? static_cast<double>(t.sampled - t.out_of_range) / static_cast<double>(t.distinct) : 0.0;
+  s.clustering = t.repeats ? static_cast<double>(t.adjacent) / static_cast<double>(t.repeats) : 0.0;
+  return s;
+}
+
 template <class K, class KeyMap>
 struct collision_sample_program {
   K const* keys;
   index_t n, bins, groups, stride;  // group g covers [g * stride, g * stride + block_items) of the keys
   int block_items;
   index_t bits;
-  collision_totals* totals;
-  std::uint32_t* bitset;
+  collision_totals* totals;  // one per group
+  std::uint32_t* bitset;     // nullptr: distinct keys are not counted
   KeyMap key_map;
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
@@ -89,7 +112,7 @@ struct collision_sample_program {
     std::uint32_t* const c = reinterpret_cast<std::uint32_t*>(skeys + block_items);
     index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
     int const items = block_items;
-    collision_totals* const tot = totals;
+    collision_totals* const tot = totals + blk.index();
     std::uint32_t* const set = bitset;
     K const* const k = keys;
     blk.for_each_warp([&](auto const& w, auto t) { when(w, t < int(counters_used), [&](auto const& l) { store(l, c, t, 0u); }); });
@@ -124,16 +147,18 @@ struct collision_sample_program {
         auto const prev_in = map([in_mask](int ln) { return ln > 0 && ((in_mask >> (ln - 1)) & 1) != 0; }, lane);
         int const reps = popc(v, ballot(v, repeat));
         int const adj = popc(v, ballot(v, prev_in & (prev == key)));
-        // first sighting of a key in the bitset: the lanes that set its bit
-        auto const bit = map([nbits, nbins](index_t kk) { return collision_bit(kk, nbits, nbins); }, key);
-        auto const word = map([](index_t b) { return b >> 5; }, bit);
-        auto const mask = map([](index_t b) { return 1u << (b & 31); }, bit);
-        auto const leader = !repeat;  // one lane per distinct key of the warp
         int fresh = 0;
-        when(v, leader, [&](auto const& u) {
-          auto const old = atomic_fetch_update(u, bit_or{}, scope::device{}, set + word, mask);
-          fresh = popc(u, ballot(u, (old & mask) == 0u));
-        });
+        if (set != nullptr) {
+          // first sighting of a key in the bitset: the lanes that set its bit
+          auto const bit = map([nbits, nbins](index_t kk) { return collision_bit(kk, nbits, nbins); }, key);
+          auto const word = map([](index_t b) { return b >> 5; }, bit);
+          auto const mask = map([](index_t b) { return 1u << (b & 31); }, bit);
+          auto const leader = !repeat;  // one lane per distinct key of the warp
+          when(v, leader, [&](auto const& u) {
+            auto const old = atomic_fetch_update(u, bit_or{}, scope::device{}, set + word, mask);
+            fresh = popc(u, ballot(u, (old & mask) == 0u));
+          });
+        }
         when(v, elect_leader(v), [&](auto const& l) {
           add(l, warp_sum, static_cast<int>(static_cast<std::uint64_t>(top) * collision_fixed_one / static_cast<std::uint64_t>(in_lanes)));
           add(l, warps, 1);
@@ -161,70 +186,83 @@ struct collision_sample_program {
     });
     blk.sync();
     blk.for_each_warp([&](auto const& w, auto t) {
-      when(w, t == 0, [&](auto const& l) {
-        auto const put = [&](std::uint64_t* at, std::uint64_t v) {
-          if (v) atomic_update(l, plus{}, scope::device{}, at, v);
-        };
+      when(w, t == 0, [&](auto const&) {
         std::uint32_t const top = c[most], inside = c[in_items];
-        if (inside > 0) {
-          put(&tot->block_sum, static_cast<std::uint64_t>(top) * collision_fixed_one / inside);
-          put(&tot->blocks, 1);
-        }
-        put(&tot->warp_sum, c[warp_sum]);
-        put(&tot->warps, c[warps]);
-        put(&tot->repeats, c[repeats]);
-        put(&tot->adjacent, c[adjacent]);
-        put(&tot->distinct, c[distinct]);
-        put(&tot->sampled, c[sampled]);
-        put(&tot->out_of_range, c[out_of_range]);
+        collision_totals r{};
+        r.block_sum = inside > 0 ? static_cast<std::uint64_t>(top) * collision_fixed_one / inside : 0;
+        r.blocks = inside > 0 ? 1 : 0;
+        r.warp_sum = c[warp_sum];
+        r.warps = c[warps];
+        r.repeats = c[repeats];
+        r.adjacent = c[adjacent];
+        r.distinct = c[distinct];
+        r.sampled = c[sampled];
+        r.out_of_range = c[out_of_range];
+        *tot = r;
       });
     });
   }
 };
 
+/// Where a sample of n keys lies: `groups` groups of block_items consecutive keys, group g starting at
+/// key g * stride.
+struct sample_plan {
+  index_t groups = 0, stride = 0, block_items = 0;
+};
 
-/// collision_stats with the keys mapped to table indices by key_map.
-template <class K, class KeyMap, class Exec>
-collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, collision_sample_options const& opt, KeyMap const& key_map, Exec const& ex) {
+/// Checks the sampling arguments and plans the groups: evenly spread over the array, starting on
+/// multiples of block_items (so on warp boundaries); all of the array when n <= opt.items.
+template <class K>
+sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample_options const& opt) {
   require(n >= 0, errc::invalid_argument, "collision_stats: n = " + std::to_string(n) + " is negative");
   require(bins >= 0, errc::invalid_argument, "collision_stats: negative table size " + std::to_string(bins));
   require(n == 0 || keys != nullptr, errc::invalid_argument, "collision_stats: keys is null");
   require(opt.block_items >= 32 && opt.block_items <= 1024, errc::invalid_argument, "collision_stats: block_items must be in [32, 1024]");
   require(opt.items >= opt.block_items, errc::invalid_argument, "collision_stats: items must be at least block_items");
-  collision_statistics s;
-  if (n == 0) return s;
+  sample_plan p;
+  p.block_items = opt.block_items;
+  if (n == 0) return p;
   index_t const bi = opt.block_items;
   index_t const want = (std::min(n, opt.items) + bi - 1) / bi;
   index_t const all = (n + bi - 1) / bi;
-  index_t const groups = std::min(want, all);
-  // groups start on multiples of block_items (so on warp boundaries), evenly spread over the array
-  index_t const stride = groups == all ? bi : (all / groups) * bi;
+  p.groups = std::min(want, all);
+  p.stride = p.groups == all ? bi : (all / p.groups) * bi;
+  return p;
+}
+
+/// Launches the sampling of plan (groups > 0) on ex: group g's totals to totals[g]; distinct keys
+/// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. Asynchronous on a GPU.
+template <class K, class KeyMap, class Exec>
+void launch_sample(K const* keys, index_t n, index_t bins, sample_plan const& p, KeyMap const& key_map, collision_totals* totals,
+                   std::uint32_t* bitset, index_t bits, Exec const& ex) {
+  ex.for_each_block(p.groups, static_cast<int>(p.block_items), static_cast<std::size_t>(p.block_items) * sizeof(index_t) + 64,
+                    collision_sample_program<K, KeyMap>{keys, n, bins, p.groups, p.stride, static_cast<int>(p.block_items), bits, totals,
+                                                        bitset, key_map});
+}
+
+/// collision_stats with the keys mapped to table indices by key_map: sampled on the device, the
+/// groups' totals copied back (a wait) and summed here.
+template <class K, class KeyMap, class Exec>
+collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, collision_sample_options const& opt, KeyMap const& key_map, Exec const& ex) {
+  sample_plan const p = plan_sample(keys, n, bins, opt);
+  if (p.groups == 0) return {};
   index_t const bits = std::max<index_t>(32, std::min(bins, collision_bitset_bits));
   std::size_t const set_bytes = static_cast<std::size_t>((bits + 31) / 32) * 4;
-  std::size_t const bytes = sizeof(collision_totals) + set_bytes;
-  auto* const mem = static_cast<unsigned char*>(ex.allocate(bytes));
-  collision_totals t{};
+  std::size_t const totals_bytes = static_cast<std::size_t>(p.groups) * sizeof(collision_totals);
+  auto* const mem = static_cast<unsigned char*>(ex.allocate(totals_bytes + set_bytes));
+  std::vector<collision_totals> t(static_cast<std::size_t>(p.groups));
   try {
-    ex.fill(mem, 0, bytes);
     auto* const totals = reinterpret_cast<collision_totals*>(mem);
-    auto* const set = reinterpret_cast<std::uint32_t*>(mem + sizeof(collision_totals));
-    ex.for_each_block(groups, opt.block_items, static_cast<std::size_t>(bi) * sizeof(index_t) + 64,
-                      collision_sample_program<K, KeyMap>{keys, n, bins, groups, stride, opt.block_items, bits, totals, set, key_map});
-    ex.to_host(&t, totals, sizeof t);
+    auto* const set = reinterpret_cast<std::uint32_t*>(mem + totals_bytes);
+    ex.fill(set, 0, set_bytes);
+    launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex);
+    ex.to_host(t.data(), totals, totals_bytes);
   } catch (...) {
     ex.release(mem);
     throw;
   }
   ex.release(mem);
-  s.sampled = static_cast<index_t>(t.sampled);
-  s.out_of_range = static_cast<index_t>(t.out_of_range);
-  s.distinct = static_cast<index_t>(t.distinct);
-  double const one = static_cast<double>(collision_fixed_one);
-  s.warp_level = t.warps ? static_cast<double>(t.warp_sum) / one / static_cast<double>(t.warps) : 0.0;
-  s.block_level = t.blocks ? static_cast<double>(t.block_sum) / one / static_cast<double>(t.blocks) : 0.0;
-  s.all_thread_level = t.distinct ? static_cast<double>(t.sampled - t.out_of_range) / static_cast<double>(t.distinct) : 0.0;
-  s.clustering = t.repeats ? static_cast<double>(t.adjacent) / static_cast<double>(t.repeats) : 0.0;
-  return s;
+  return statistics_of(t.data(), p.groups);
 }
 
 }  // namespace detail

@@ -386,7 +386,7 @@ void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* n
   // counts with peer_reduce instead
   if ((opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce) && cap + 1 > privatize_capacity<C>(ex))
     sopt.strategy = strategy::peer_reduce;
-  detail::bulk_scatter("count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
+  detail::bulk_scatter(family_tree(Exec::family), "count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
   detail::launch_compact_counts(table, cap + 1, detail::hash_key_of<K>{tab}, unique, counts, num_unique, ex);
 }
 

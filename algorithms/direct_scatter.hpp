@@ -65,20 +65,31 @@ struct ordered_scatter_program {
   }
 };
 
-/// Launch a direct scatter of n items on ex (arguments already checked, n > 0 and bins > 0).
+/// Threads per block of a direct scatter.
+constexpr int direct_threads = 512;
+
+/// The block program of a direct scatter reading its items in form F.
+template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap>
+direct_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> direct_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
+                                                                                  index_t bins, KeyMap const& key_map, Strategy strategy) {
+  return {op, keys, vals, n, table, bins, key_map, strategy};
+}
+
+/// Launch a direct scatter of n items on ex (arguments already checked, n > 0 and bins > 0), in the
+/// given order if `order` is not null.
 template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_direct_scatter(Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table, index_t bins,
                            KeyMap const& key_map, Strategy strategy, Exec const& ex) {
-  constexpr int threads = 512;
-  index_t const tiles = (n + tile_items<4>(threads) - 1) / tile_items<4>(threads);
-  if (order != nullptr)
-    ex.for_each_resident_block(tiles * 4, threads, 0,
+  if (order != nullptr) {
+    ex.for_each_resident_block(blocks_with_work(n, direct_threads, load_form::items), direct_threads, 0,
                                ordered_scatter_program<Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, strategy});
-  else if (chunk_loads<Exec>(keys, vals))
-    ex.for_each_resident_block(tiles, threads, 0, direct_scatter_program<4, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, bins, key_map, strategy});
-  else
-    ex.for_each_resident_block(tiles * 4, threads, 0,
-                               direct_scatter_program<1, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, bins, key_map, strategy});
+    return;
+  }
+  load_form const form = load_form_of<Exec>(keys, vals);
+  with_load_form(form, [&](auto f) {
+    ex.for_each_resident_block(blocks_with_work(n, direct_threads, form), direct_threads, 0,
+                               direct_program<decltype(f)::value>(op, keys, vals, n, table, bins, key_map, strategy));
+  });
 }
 
 }  // namespace detail

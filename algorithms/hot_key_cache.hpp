@@ -143,6 +143,13 @@ struct hot_key_program {
   }
 };
 
+/// hot_key_scatter's block program reading its items in form F.
+template <load_form F, class Op, class K, class VS, class T>
+hot_key_program<vec_of<F>, Op, K, VS, T> hot_key_program_for(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins,
+                                                           hot_key_options const& opt) {
+  return {op, keys, vals, n, table, bins, opt.slots, opt.votes};
+}
+
 }  // namespace detail
 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n with a per-block cache of hot keys: each
@@ -163,13 +170,11 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
   require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "hot_key_scatter: threads must be in [1, 1024]");
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
-  using VS = std::decay_t<decltype(vals)>;
-  std::size_t const bytes = detail::hot_key_layout<T>{opt.slots}.bytes();
-  index_t const tiles = (n + detail::tile_items<4>(opt.threads) - 1) / detail::tile_items<4>(opt.threads);
-  if (detail::chunk_loads<Exec>(keys, vals))
-    ex.for_each_resident_block(tiles, opt.threads, bytes, detail::hot_key_program<4, Op, K, VS, T>{op, keys, vals, n, table, bins, opt.slots, opt.votes});
-  else
-    ex.for_each_resident_block(tiles * 4, opt.threads, bytes, detail::hot_key_program<1, Op, K, VS, T>{op, keys, vals, n, table, bins, opt.slots, opt.votes});
+  detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
+  detail::with_load_form(form, [&](auto f) {
+    ex.for_each_resident_block(detail::blocks_with_work(n, opt.threads, form), opt.threads, detail::hot_key_layout<T>{opt.slots}.bytes(),
+                               detail::hot_key_program_for<decltype(f)::value>(op, keys, vals, n, table, bins, opt));
+  });
 }
 
 }  // namespace calm

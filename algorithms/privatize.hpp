@@ -240,17 +240,47 @@ bool chunk_loads(K const* keys, VS const& vals) {
   return ok;
 }
 
+/// How a block program reads its items: chunks of four at once (keys and values aligned to their
+/// chunk, where the exec wants chunk loads), or one at a time.
+enum class load_form { chunks, items };
+template <load_form F>
+using load_form_t = std::integral_constant<load_form, F>;
+template <load_form F>
+constexpr int vec_of = F == load_form::chunks ? 4 : 1;
+
+template <class Exec, class K, class VS>
+load_form load_form_of(K const* keys, VS const& vals) {
+  return chunk_loads<Exec>(keys, vals) ? load_form::chunks : load_form::items;
+}
+/// g(load_form_t<F>{}) for the form f: one instantiation of g per form, each a kernel of its own.
+template <class G>
+void with_load_form(load_form f, G&& g) {
+  if (f == load_form::chunks) g(load_form_t<load_form::chunks>{});
+  else g(load_form_t<load_form::items>{});
+}
+/// The blocks that have work when `threads` threads each take loads_in_flight loads per tile.
+inline index_t blocks_with_work(index_t n, int threads, load_form f) {
+  index_t const tiles = (n + tile_items<4>(threads) - 1) / tile_items<4>(threads);
+  return f == load_form::chunks ? tiles : tiles * 4;
+}
+
+/// privatize_scatter's block program reading its items in form F.
+template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap>
+privatized_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
+                                                                                          privatize_plan const& plan, KeyMap const& key_map,
+                                                                                          Strategy strategy) {
+  return {op, keys, vals, n, table, plan.layout, strategy, key_map};
+}
+
 /// Launch privatize_scatter's block program (arguments checked, the plan made, n > 0, bins > 0).
 template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
-  index_t const tiles = (n + tile_items<4>(plan.threads) - 1) / tile_items<4>(plan.threads);
-  if (chunk_loads<Exec>(keys, vals))
-    ex.for_each_resident_block(tiles, plan.threads, plan.bytes,
-                               privatized_scatter_program<4, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, plan.layout, strategy, key_map});
-  else
-    ex.for_each_resident_block(tiles * 4, plan.threads, plan.bytes,
-                               privatized_scatter_program<1, Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, n, table, plan.layout, strategy, key_map});
+  load_form const form = load_form_of<Exec>(keys, vals);
+  with_load_form(form, [&](auto f) {
+    ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, plan.bytes,
+                               privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy));
+  });
 }
 
 }  // namespace detail

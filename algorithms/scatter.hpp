@@ -10,6 +10,7 @@
 #include "choose.hpp"
 #include "cluster_privatize.hpp"
 #include "collision_stats.hpp"
+#include "device_choice.hpp"
 #include "direct_scatter.hpp"
 #include "hot_key_cache.hpp"
 #include "privatize.hpp"
@@ -26,10 +27,14 @@ struct scatter_options {
   /// A device counter (zeroed by the caller) to which the number of keys outside the table is added:
   /// one more pass over the keys. nullptr: they are skipped uncounted.
   std::uint64_t* skipped = nullptr;
-  /// Statistics to choose from (strategy::automatic) instead of sampling the keys, which waits for the
-  /// stream. Ignored by forced strategies.
+  /// Statistics to choose from (strategy::automatic) instead of sampling the keys. Ignored by forced
+  /// strategies.
   collision_statistics const* stats = nullptr;
   collision_sample_options sample = {};
+  /// Where the tree asks for sampled statistics, automatic samples the keys and finishes the choice on
+  /// the device (no wait) and the call returns strategy::automatic; a device location given here then
+  /// receives the strategy that ran (stream-ordered). Not written when the call returns another strategy.
+  calm::strategy* chosen = nullptr;
 };
 
 namespace detail {
@@ -41,29 +46,137 @@ constexpr int op_kind() {
   else return 2;
 }
 
-/// The strategy a request comes to: automatic resolved by the tree (sampling the keys if it asks),
-/// strategies the table cannot take replaced by the nearest that can.
-template <class T, class K, class KeyMap, class Exec>
-strategy resolve_strategy(scatter_options const& opt, scatter_shape const& shape, K const* keys, index_t n, KeyMap const& key_map, Exec const& ex) {
-  strategy s = opt.strategy;
-  if (s == strategy::automatic) {
-    s = choose_strategy(Exec::family, shape, [&] {
-      if (opt.stats) return *opt.stats;
-      if (n == 0 || shape.bins == 0) return collision_statistics{};
-      return sample_collisions(keys, n, shape.bins, opt.sample, key_map, ex);
-    });
-    bool const warp_only = opt.order != nullptr;
-    if (warp_only && s >= strategy::privatize) s = strategy::peer_reduce;
-    if ((s == strategy::privatize || s == strategy::privatize_peer_reduce) && !shape.fits_block) s = strategy::hot_key;
-    if (s == strategy::cluster_privatize && shape.bins > cluster_capacity<T>(ex)) s = strategy::hot_key;
-    if (s == strategy::automatic) s = strategy::peer_reduce;
-  }
+/// The strategy a leaf of the tree turns into for this call: strategies the table, the key map or
+/// the order cannot take replaced by the nearest that can.
+template <class Op, class T, class KeyMap, class Exec>
+strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape const& shape, Exec const& ex) {
+  bool const warp_only = opt.order != nullptr;
+  if (warp_only && s >= strategy::privatize) s = strategy::peer_reduce;
+  if ((s == strategy::privatize || s == strategy::privatize_peer_reduce) && !shape.fits_block) s = strategy::hot_key;
+  if (s == strategy::cluster_privatize && !(clusters_for<Exec, Op, T>() && shape.bins <= cluster_capacity<T>(ex))) s = strategy::hot_key;
+  if ((s == strategy::hot_key || s == strategy::cluster_privatize) && !std::is_same<KeyMap, identity_key>::value) s = strategy::peer_reduce;
+  if (s == strategy::automatic) s = strategy::peer_reduce;
   return s;
 }
 
-/// Every bulk scatter comes here with its key map: check, resolve, launch.
+/// The strategies a choice finished on the device may run (each launch group of launch_chosen), as
+/// bits: the warp strategies naive and peer_reduce, hot_key, the block-local two, cluster_privatize.
+constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::peer_reduce)) |
+                                      (1u << static_cast<int>(strategy::hot_key)) | (1u << static_cast<int>(strategy::privatize)) |
+                                      (1u << static_cast<int>(strategy::privatize_peer_reduce)) |
+                                      (1u << static_cast<int>(strategy::cluster_privatize));
+/// The sampled features a choice finished on the device can read (distinct keys, behind the
+/// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
+constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
+                                     (1u << static_cast<int>(feature::clustering));
+/// The most sample groups whose totals each block sums when it finishes the choice.
+constexpr index_t device_choice_groups = 1024;
+
+/// Whether the block-local memory of every launch group the choice may end at leaves room for the
+/// choice itself (choice_bytes; not so for tables within a few entries of what a block holds).
+template <class T, class Exec>
+bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
+  auto const has = [reach](strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; };
+  std::size_t const limit = ex.block_local_bytes();
+  if ((has(strategy::privatize) || has(strategy::privatize_peer_reduce)) &&
+      choice_offset(plan_privatize<T>(bins, {}, ex, counting).bytes) + choice_bytes > limit)
+    return false;
+  if constexpr (Exec::has_clusters)
+    if (has(strategy::cluster_privatize) && choice_offset(cluster_bytes<T>(plan_clusters<T>(bins, {}, ex))) + choice_bytes > limit) return false;
+  return choice_offset(hot_key_layout<T>{hot_key_options{}.slots}.bytes()) + choice_bytes <= limit;
+}
+
+/// Launch every group of programs the choice may end at, each finishing the choice itself: the warp
+/// strategies and hot_key (one launch, hot_key's block-local memory), the block-local strategies (one
+/// launch of the privatize plan), cluster_privatize (its own). Only the chosen one does any work.
+template <class Op, class K, class VS, class T, class KeyMap, class Exec>
+void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
+                   index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
+  auto const has = [reach](strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; };
+  auto const launch = [&](index_t blocks, int threads, std::size_t bytes, auto const& alternatives) {
+    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, choose_on_device(choice, alternatives, bytes));
+    choice.report = nullptr;  // the first launch reports
+  };
+  constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
+  load_form const form = load_form_of<Exec>(keys, vals);
+  if (order != nullptr && (has(strategy::naive) || has(strategy::peer_reduce))) {  // fitting_strategy left only warp strategies
+    using ordered_naive = ordered_scatter_program<naive, Op, K, VS, T, KeyMap>;
+    using ordered_peer = ordered_scatter_program<peer_reduce, Op, K, VS, T, KeyMap>;
+    launch(blocks_with_work(n, direct_threads, load_form::items), direct_threads, 0,
+           one_of(run_if(strategy::naive, ordered_naive{op, keys, vals, order, n, table, bins, key_map, naive{}}),
+                  run_if(strategy::peer_reduce, ordered_peer{op, keys, vals, order, n, table, bins, key_map, peer_reduce{}})));
+  } else if (has(strategy::naive) || has(strategy::peer_reduce) || has(strategy::hot_key)) {
+    with_load_form(form, [&](auto f) {
+      constexpr load_form F = decltype(f)::value;
+      auto const pn = run_if(strategy::naive, direct_program<F>(op, keys, vals, n, table, bins, key_map, naive{}));
+      auto const pp = run_if(strategy::peer_reduce, direct_program<F>(op, keys, vals, n, table, bins, key_map, peer_reduce{}));
+      index_t const blocks = blocks_with_work(n, direct_threads, form);
+      if constexpr (plain) {  // hot_key's shape is the direct scatter's, with its cache in block-local memory
+        hot_key_options const h{};
+        static_assert(hot_key_options{}.threads == direct_threads, "hot_key shares the direct scatter's launch");
+        launch(blocks, direct_threads, hot_key_layout<T>{h.slots}.bytes(),
+               one_of(pn, pp, run_if(strategy::hot_key, hot_key_program_for<F>(op, keys, vals, n, table, bins, h))));
+      } else {
+        launch(blocks, direct_threads, 0, one_of(pn, pp));
+      }
+    });
+  }
+  if (has(strategy::privatize) || has(strategy::privatize_peer_reduce)) {
+    privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
+    with_load_form(form, [&](auto f) {
+      constexpr load_form F = decltype(f)::value;
+      launch(blocks_with_work(n, plan.threads, form), plan.threads, plan.bytes,
+             one_of(run_if(strategy::privatize, privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{})),
+                    run_if(strategy::privatize_peer_reduce, privatized_program<F>(op, keys, vals, n, table, plan, key_map, peer_reduce{}))));
+    });
+  }
+  if constexpr (clusters_for<Exec, Op, T>() && plain) {
+    if (has(strategy::cluster_privatize)) {
+      cluster_options const copt{};
+      cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
+      with_load_form(form, [&](auto f) {
+        cluster_scatter_program<vec_of<decltype(f)::value>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
+        std::size_t const bytes = cluster_bytes<T>(plan);
+        launch_clusters(choose_on_device(choice, one_of(run_if(strategy::cluster_privatize, program)), bytes), plan, n, copt.threads,
+                        choice_offset(bytes) + choice_bytes, form, ex);
+      });
+    }
+  }
+}
+
+/// Launch the strategy s (not automatic) for n > 0 items into bins > 0 entries.
+template <class Op, class K, class Values, class VS, class T, class KeyMap, class Exec>
+void launch_strategy(strategy s, Op op, K const* keys, Values values, VS const& vals, index_t const* order, index_t n, T* table, index_t bins,
+                     KeyMap const& key_map, bool counting, Exec const& ex) {
+  privatize_options popt;
+  switch (s) {
+    case strategy::automatic:  // resolved before
+    case strategy::naive: launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, naive{}, ex); break;
+    case strategy::scan_reduce: launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, scan_reduce{}, ex); break;
+    case strategy::vote_reduce: launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, vote_reduce<1>{}, ex); break;
+    case strategy::peer_reduce: launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, peer_reduce{}, ex); break;
+    case strategy::privatize:
+      launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, counting), key_map, naive{}, ex);
+      break;
+    case strategy::privatize_peer_reduce:
+      launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, counting), key_map, peer_reduce{}, ex);
+      break;
+    case strategy::hot_key:
+    case strategy::cluster_privatize:
+      if constexpr (std::is_same<KeyMap, identity_key>::value) {
+        if (s == strategy::hot_key) hot_key_scatter(op, keys, values, n, table, bins, hot_key_options{}, ex);
+        else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, naive{}, ex);
+      } else {  // even binning: the bins are few enough for a block's memory, or the samples go straight to the table
+        launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, peer_reduce{}, ex);
+      }
+      break;
+  }
+}
+
+/// Every bulk scatter comes here with its key map and the tree automatic walks (the family's): check,
+/// resolve, launch.
 template <class Op, class K, class Values, class T, class KeyMap, class Exec>
-strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, KeyMap const& key_map,
+strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, KeyMap const& key_map,
                       scatter_options const& opt, Exec const& ex) {
   check_atomic_op<Op, T>();
   check_scatter_arguments(who, n, keys, values, table, bins);
@@ -72,6 +185,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
   require(si >= 0 && si < strategy_count, errc::invalid_argument, w + ": unknown strategy " + std::to_string(si));
   scatter_shape shape;
   shape.bins = bins;
+  shape.items = n;
   shape.value_bytes = static_cast<int>(sizeof(T));
   shape.is_float = std::is_floating_point<T>::value;
   shape.counting = is_same_value<Values>::value;
@@ -86,33 +200,35 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
     require(opt.strategy != strategy::cluster_privatize || bins <= cluster_capacity<T>(ex), errc::out_of_range,
             w + ": strategy cluster_privatize needs the table in one cluster's memory; " + std::to_string(bins) + " entries exceed " +
                 std::to_string(cluster_capacity<T>(ex)));
-  strategy const s = resolve_strategy<T>(opt, shape, keys, n, key_map, ex);
-  if (n == 0 || bins == 0) return s;
   auto const vals = as_value_source<T>(values);
-  using VS = std::decay_t<decltype(vals)>;
-  privatize_options popt;
-  switch (s) {
-    case strategy::automatic:  // resolved above
-    case strategy::naive: launch_direct_scatter(op, keys, vals, opt.order, n, table, bins, key_map, naive{}, ex); break;
-    case strategy::scan_reduce: launch_direct_scatter(op, keys, vals, opt.order, n, table, bins, key_map, scan_reduce{}, ex); break;
-    case strategy::vote_reduce: launch_direct_scatter(op, keys, vals, opt.order, n, table, bins, key_map, vote_reduce<1>{}, ex); break;
-    case strategy::peer_reduce: launch_direct_scatter(op, keys, vals, opt.order, n, table, bins, key_map, peer_reduce{}, ex); break;
-    case strategy::privatize:
-      launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, shape.counting), key_map, naive{}, ex);
-      break;
-    case strategy::privatize_peer_reduce:
-      launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, shape.counting), key_map, peer_reduce{}, ex);
-      break;
-    case strategy::hot_key:
-    case strategy::cluster_privatize:
-      if constexpr (std::is_same<KeyMap, identity_key>::value) {
-        if (s == strategy::hot_key) hot_key_scatter(op, keys, values, n, table, bins, hot_key_options{}, ex);
-        else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, naive{}, ex);
-      } else {  // even binning: the bins are few enough for a block's memory, or the samples go straight to the table
-        launch_direct_scatter(op, keys, vals, opt.order, n, table, bins, key_map, peer_reduce{}, ex);
-      }
-      break;
+  auto const fit = [&](strategy s) { return fitting_strategy<Op, T, KeyMap>(s, opt, shape, ex); };
+  strategy s = opt.strategy;
+  if (s == strategy::automatic) {
+    auto const choose = [&] {
+      int const start = walk_known(tree, shape);
+      if (tree[start].left < 0) return fit(tree[start].leaf);  // no statistics needed
+      if (opt.stats != nullptr || n == 0 || bins == 0) return fit(walk_tree(tree, shape, [&] { return opt.stats ? *opt.stats : collision_statistics{}; }));
+      sample_plan const plan = plan_sample(keys, n, bins, opt.sample);
+      tree_walk const walk = make_walk(tree, shape, start, fit);
+      unsigned reads = 0;
+      unsigned const reach = walk.reachable(&reads);
+      bool const on_device = (reach & ~device_choosable) == 0 && (reads & ~device_readable & ~((1u << known_feature_count) - 1)) == 0 &&
+                             plan.groups <= device_choice_groups && choice_fits<T>(reach, bins, shape.counting, ex);
+      if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
+      workspace<Exec> ws(ex, static_cast<std::size_t>(plan.groups) * sizeof(collision_totals));
+      collision_totals* const totals = ws.template at<collision_totals>(0);
+      launch_sample(keys, n, bins, plan, key_map, totals, nullptr, 0, ex);
+      launch_chosen(device_choice{totals, plan.groups, walk, opt.chosen}, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
+      return strategy::automatic;  // chosen on the device
+    };
+    s = choose();
+    if (s == strategy::automatic) {
+      if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
+      return s;
+    }
   }
+  if (n == 0 || bins == 0) return s;
+  launch_strategy(s, op, keys, values, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
   if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
   return s;
 }
@@ -125,15 +241,17 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
 /// T const* of n values, or calm::constant(v) for every item. Keys outside [0, bins) are skipped
 /// (counted into opt.skipped if given). Throws calm::error before launching on a bad argument (null
 /// pointers, negative sizes, a block-local strategy forced on a table too large for it), leaving the
-/// table as it was. Asynchronous on a GPU (ex's stream), except that automatic waits for the sampled
-/// statistics when the tree needs them and opt.stats does not give them. Returns the strategy that ran.
+/// table as it was. Asynchronous on a GPU (ex's stream), automatic included: where the tree asks for
+/// sampled statistics (and opt.stats gives none), a small kernel samples the keys and the scatter's
+/// own blocks finish the choice on the device. Returns the strategy that ran, or strategy::automatic
+/// when the device chose (opt.chosen then receives the choice).
 ///
 ///   calm::scatter(calm::plus{}, keys, weights, n, table, bins);                 // automatic
 ///   calm::scatter(calm::max{}, keys, values, n, table, bins, {calm::strategy::peer_reduce});
 template <class Op, class K, class Values, class T, class Exec = default_exec>
 strategy scatter(Op op, K const* keys, Values values, index_t n, T* table, index_t bins, scatter_options const& opt = {}, Exec const& ex = Exec{}) {
   static_assert(std::is_integral<K>::value, "scatter: keys must be integers (histogram_even bins samples of any type)");
-  return detail::bulk_scatter("scatter", op, keys, values, n, table, bins, detail::identity_key{}, opt, ex);
+  return detail::bulk_scatter(family_tree(Exec::family), "scatter", op, keys, values, n, table, bins, detail::identity_key{}, opt, ex);
 }
 
 /// hist[keys[i]] += 1 for i < n: scatter with calm::plus and calm::constant(T(1)).
@@ -142,7 +260,7 @@ strategy scatter(Op op, K const* keys, Values values, index_t n, T* table, index
 template <class K, class T, class Exec = default_exec>
 strategy histogram(K const* keys, index_t n, T* hist, index_t bins, scatter_options const& opt = {}, Exec const& ex = Exec{}) {
   static_assert(std::is_integral<K>::value, "histogram: keys must be integers (histogram_even bins samples of any type)");
-  return detail::bulk_scatter("histogram", plus{}, keys, constant(T(1)), n, hist, bins, detail::identity_key{}, opt, ex);
+  return detail::bulk_scatter(family_tree(Exec::family), "histogram", plus{}, keys, constant(T(1)), n, hist, bins, detail::identity_key{}, opt, ex);
 }
 
 /// CUB's HistogramEven: `bins` bins of equal width over [lower, upper); hist[b] += 1 for each sample in
@@ -156,7 +274,7 @@ strategy histogram_even(S const* samples, index_t n, T* hist, index_t bins, doub
   require(lower < upper, errc::invalid_argument, "histogram_even: lower must be below upper");
   require(bins >= 1, errc::invalid_argument, "histogram_even: bins must be at least 1");
   detail::even_bin_key<S> const key_map{lower, upper, static_cast<double>(bins) / (upper - lower), bins};
-  return detail::bulk_scatter("histogram_even", plus{}, samples, constant(T(1)), n, hist, bins, key_map, opt, ex);
+  return detail::bulk_scatter(family_tree(Exec::family), "histogram_even", plus{}, samples, constant(T(1)), n, hist, bins, key_map, opt, ex);
 }
 
 }  // namespace calm

@@ -3,7 +3,8 @@
 // tree is fitted to and on held-out inputs (new distributions, table sizes and key counts). The
 // "stats" case of each input records its collision statistics and their sampling time.
 //
-//   CALM_BULK_SET=train   bulk/train/...    9 distributions x 23 table sizes x 3 workloads, 2^25 keys
+//   CALM_BULK_SET=train   bulk/train/...    10 distributions x 23 table sizes x 3 workloads, 2^25 keys
+//   CALM_BULK_SET=train_items  bulk/train/... the same distributions from 6,144 entries up with 2^23 keys
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
 //                                           and the 5 training ones at new table sizes with 2^24 keys
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
@@ -40,6 +41,7 @@ std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::str
     else if (d == "hot10") k[i] = (r >> 32) % 10 == 0 ? 0u : any;
     else if (d == "hot25") k[i] = (r >> 62) == 0 ? 0u : any;
     else if (d == "zipf8") k[i] = static_cast<std::uint32_t>(bins * std::pow(unit(), 8.0)) % bins;
+    else if (d == "runs1024") k[i] = i % 1024 == 0 ? (run = any) : run;
     // held out
     else if (d == "runs_short") {  // runs of 1 to 8 equal keys
       if (left == 0) run = any, left = 1 + static_cast<std::uint32_t>((r >> 40) % 8);
@@ -102,7 +104,11 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s) {
   table.fill_bytes(0);
   calm::strategy ran = s;
   try {
-    ran = bulk_call(in, s, table.data());  // warm-up (and the strategy automatic picks)
+    backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+    calm::scatter_options opt;
+    opt.chosen = chosen.data();
+    ran = bulk_call(in, s, table.data(), opt);  // warm-up (and the strategy automatic picks)
+    if (ran == calm::strategy::automatic) ran = chosen.download()[0];  // chosen on the device
   } catch (calm::error const& e) {
     state.SkipWithError(e.what());
     return;
@@ -131,6 +137,23 @@ void stats_case(benchmark::State& state, input in) {
   bool const fits = in.bins <= calm::privatize_capacity<T>(ex);
   state.counters["fits_block"] = fits;
   state.counters["copies"] = fits ? calm::replication_for(in.bins, sizeof(T), ex.replication_budget_bytes(), in.workload == "hist_u32" ? 8 : 32) : 0;
+}
+
+/// What a choice finished on the device adds: the sampling kernel (launched, then waited for, less
+/// the time of a wait alone). Medians of the iterations.
+template <class T>
+void sampling_case(benchmark::State& state, input in) {
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  calm::default_exec const ex{};
+  auto const plan = calm::detail::plan_sample(pk, static_cast<index_t>(n), in.bins, calm::collision_sample_options{});
+  backend::device_buffer<calm::detail::collision_totals> totals(static_cast<std::size_t>(plan.groups));
+  auto const sample = [&] { calm::detail::launch_sample(pk, static_cast<index_t>(n), in.bins, plan, calm::detail::identity_key{}, totals.data(), nullptr, 0, ex); };
+  sample();
+  std::vector<double> waits;
+  for (int i = 0; i < 50; ++i) waits.push_back(time_device([] {}));
+  std::nth_element(waits.begin(), waits.begin() + 25, waits.end());
+  for (auto _ : state) state.SetIterationTime(std::max(0.0, time_device(sample) - waits[25]));
 }
 
 #if defined(CALM_BACKEND_CUDA)
@@ -164,6 +187,7 @@ void register_input(input const& in) {
     benchmark::RegisterBenchmark(name.c_str(), f, a...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.03);
   };
   reg(base + "stats", stats_case<T>, in);
+  reg(base + "sampling", sampling_case<T>, in);
   for (int s = 0; s < calm::strategy_count; ++s)
     reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s));
 #if defined(CALM_BACKEND_CUDA)
@@ -187,14 +211,19 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   char const* e = std::getenv("CALM_BULK_SET");
   std::string const set = e ? e : "demo";
   int const ln = log2_keys() - 1;  // 2^25 keys on a GPU, 2^23 on the host
-  std::vector<std::string> const train = {"uniform", "runs32", "runs256", "halfhot", "hot10", "hot25", "zipf", "zipf8", "image"};
+  std::vector<std::string> const train = {"uniform", "runs32", "runs256", "runs1024", "halfhot", "hot10", "hot25", "zipf", "zipf8", "image"};
+  std::vector<std::uint32_t> bins;  // 4^k and 3 * 2^(2k+1): 1 to 2^24
+  for (int b = 0; b <= 24; b += 2) {
+    bins.push_back(1u << b);
+    if (b < 20) bins.push_back(3u << (b + 1));
+  }
   if (set == "train") {
-    std::vector<std::uint32_t> bins;  // 4^k and 3 * 2^(2k+1): 1 to 2^24
-    for (int b = 0; b <= 24; b += 2) {
-      bins.push_back(1u << b);
-      if (b < 20) bins.push_back(3u << (b + 1));
-    }
     register_set(set, train, bins, {ln});
+  } else if (set == "train_items") {  // a quarter of the keys, over the tables where the tree samples (from 6,144 entries)
+    std::vector<std::uint32_t> large;
+    for (auto b : bins)
+      if (b >= 6144) large.push_back(b);
+    register_set("train", train, large, {ln - 2});
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});

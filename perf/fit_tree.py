@@ -8,7 +8,8 @@ Each input (workload, distribution, table size, keys) gives the time of every fo
 collision statistics ("stats" case, with the time to sample them). The tree is a CART over the features of
 algorithms/choose.hpp whose leaves pick the strategy with the least loss over their inputs, the loss of an
 input being log(time / best time) plus a steep penalty below 0.9x of the best; a path that tests a sampled
-statistic pays the sampling time on each of its inputs. The report gives leave-one-out quality the paper's
+statistic pays the sampling time on each of its inputs (the "sampling" case: the device-side sampling
+a choice finished on the device costs; older files: the "stats" case, which also waits for the host). The report gives leave-one-out quality the paper's
 way: for each input, a tree fitted to the others chooses, and "% off optimal" is its time over the best.
 Plain Python: no numpy needed.
 """
@@ -19,8 +20,13 @@ import sys
 from collections import defaultdict
 
 STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"]
-FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "warp_level", "block_level",
-            "all_thread_level", "clustering"]
+# the features a tree may test (algorithms/choose.hpp); the all-thread level is left out: calm finishes a
+# sampled choice on the device, where distinct keys are not counted
+FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
+            "block_level", "clustering"]
+# what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
+# device_choosable); scan_reduce and vote_reduce were never the best by more than 3% on any input
+LEAVES = {"naive", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"}
 # H100 (sm_90): one block's block-local memory and privatize's replication budget (58% of it), for
 # training files written before the "copies" counter existed
 H100_BLOCK_BYTES, H100_COPY_BUDGET = 232448, 232448 // 100 * 58
@@ -52,10 +58,13 @@ def load_inputs(path):
         t = b.get("real_time", float("inf")) * unit[b.get("time_unit", "ns")]
         if b.get("error_occurred"):
             t = float("inf")
-        if case == "stats":
+        if case == "sampling":  # the device-side sampling a choice finished on the device costs
+            rec["sampling_time"] = t
+        elif case == "stats":
             rec["stats_time"] = t
             f = rec["features"]
             f["log2_bins"] = math.log2(int(bins))
+            f["log2_items"] = float(log2n)
             f["op_kind"] = 0.0
             for k in ["value_bytes", "is_float", "counting", "fits_block", "warp_level", "block_level", "all_thread_level", "clustering"]:
                 f[k] = float(b.get(k, 0.0))
@@ -72,6 +81,8 @@ def load_inputs(path):
             rec["times"][case] = t
     out = {}
     for k, r in inputs.items():
+        if "sampling_time" in r:
+            r["stats_time"] = r["sampling_time"]
         if "stats_time" in r and all(s in r["times"] for s in STRATEGIES):
             r["best"] = min(r["times"].values())
             r["loss"] = {False: input_loss(r, False), True: input_loss(r, True)}
@@ -91,7 +102,7 @@ def input_loss(r, sampled):
     row = []
     for s in STRATEGIES:
         t = r["times"][s]
-        if math.isinf(t):
+        if math.isinf(t) or s not in LEAVES:
             row.append(50.0)
             continue
         x = math.log((t + extra) / r["best"])
@@ -193,7 +204,7 @@ def predict(tree, features):
 
 def chosen_time(inputs, k, tree):
     """The time of the tree's choice on input k, as calm::scatter runs it: a block-local or cluster
-    strategy on a table too large for it becomes hot_key (algorithms/scatter.hpp, resolve_strategy)."""
+    strategy on a table too large for it becomes hot_key (algorithms/scatter.hpp, fitting_strategy)."""
     s, sampled = predict(tree, inputs[k]["features"])
     r = inputs[k]
     if math.isinf(r["times"][s]):

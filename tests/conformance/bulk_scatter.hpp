@@ -36,6 +36,7 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   buffer<T> dvals(vals), table(init);
   buffer<std::uint64_t> skipped(1);
   skipped.fill_bytes(0);
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
   std::vector<index_t> order;
   if (ordered) {
     std::vector<std::uint32_t> k32(keys.size());
@@ -47,6 +48,7 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   opt.strategy = s;
   opt.skipped = skipped.data();
   opt.order = ordered ? dorder.data() : nullptr;
+  opt.chosen = chosen.data();
   INFO("bulk " << calm::to_string(s) << ": " << to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted
                << ", stray " << stray << ", ordered " << ordered);
   bool const too_big = forced_too_big<T>(s, bins);
@@ -60,9 +62,13 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
     require_equal(table.download(), init, "table after a rejected block-local strategy");
     return;
   }
-  calm::strategy const ran = call();
+  calm::strategy ran = call();
   synchronize();
-  CHECK(ran != calm::strategy::automatic);
+  if (ran == calm::strategy::automatic) {  // chosen on the device
+    CHECK(s == calm::strategy::automatic);
+    ran = chosen.download()[0];
+    CHECK(ran != calm::strategy::automatic);
+  }
   if (s != calm::strategy::automatic && n > 0 && bins > 0) CHECK(ran == s);
   if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
   verify_scatter<Op, T>(init, keys, vals, table.download(), calm::to_string(s));
@@ -184,6 +190,96 @@ TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[b
   synchronize();
   bool const replaced = (block_local(want) && !shape.fits_block) || want == calm::strategy::cluster_privatize;
   if (!replaced) CHECK(ran == want);
+}
+
+namespace calm_test {
+using calm::feature;
+using calm::strategy;
+/// A tree that sends inputs to every launch group of the choice finished on the device (the warp
+/// strategies with hot_key, the block-local two, cluster_privatize) by sampled statistics.
+constexpr calm::tree_node every_group_tree[] = {
+    /*  0 */ {feature::log2_bins, 1.5, 1, 2, strategy::automatic},
+    /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
+    /*  2 */ {feature::warp_level, 0.2, 3, 6, strategy::automatic},
+    /*  3 */ {feature::clustering, 0.5, 4, 5, strategy::automatic},
+    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+    /*  6 */ {feature::block_level, 0.5, 7, 8, strategy::automatic},
+    /*  7 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  8 */ {feature::log2_items, 12, 9, 10, strategy::automatic},
+    /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_peer_reduce},
+    /* 10 */ {feature::clustering, 0.9, 11, 12, strategy::automatic},
+    /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::cluster_privatize},
+    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
+};
+static_assert(calm::well_formed(every_group_tree), "the test tree is walkable");
+constexpr calm::tree_node parent_after_child[] = {
+    {feature::warp_level, 0.5, 2, 1, strategy::automatic},
+    {feature::log2_bins, 0, -1, -1, strategy::naive},
+    {feature::warp_level, 0.5, 1, 0, strategy::automatic},
+};
+static_assert(!calm::well_formed(parent_after_child), "a child before its parent is refused");
+/// A tree that reads the all-thread level, which the device does not count: the host samples and waits.
+constexpr calm::tree_node distinct_keys_tree[] = {
+    /* 0 */ {feature::all_thread_level, 8, 1, 2, strategy::automatic},
+    /* 1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 2 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+};
+
+/// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
+/// sample, so the same statistics), and the table against the sequential reference.
+template <class Op, class T>
+void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted) {
+  auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<T> dv(vals), table(init);
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+  calm::scatter_options opt;
+  opt.chosen = chosen.data();
+  exec const ex{};
+  calm::scatter_shape shape;
+  shape.bins = bins;
+  shape.items = n;
+  shape.value_bytes = sizeof(T);
+  shape.is_float = std::is_floating_point<T>::value;
+  shape.counting = !weighted;
+  shape.fits_block = bins <= calm::privatize_capacity<T>(ex);
+  shape.copies = shape.fits_block ? calm::replication_for(bins, sizeof(T), ex.replication_budget_bytes(), weighted ? 32 : 8) : 0;
+  calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
+  calm::strategy const want = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
+  INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ": the host walks to " << calm::to_string(leaf)
+                       << ", which runs as " << calm::to_string(want));
+  calm::strategy ran;
+  if (weighted)
+    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), static_cast<T const*>(dv.data()), n, table.data(), bins,
+                                     calm::detail::identity_key{}, opt, ex);
+  else
+    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), calm::constant(T(1)), n, table.data(), bins, calm::detail::identity_key{},
+                                     opt, ex);
+  synchronize();
+  bool const sampled = n > 0 && tree[calm::walk_known(tree, shape)].left >= 0;  // the walk reaches a sampled test
+  CHECK((ran == calm::strategy::automatic) == (sampled && on_device));
+  if (ran == calm::strategy::automatic) CHECK(chosen.download()[0] == want);
+  else CHECK(ran == want);
+  if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
+  verify_scatter<Op, T>(init, keys, vals, table.download(), "automatic chosen on the device");
+}
+}  // namespace calm_test
+
+TEST_CASE("automatic: the choice finished on the device is the host's, every launch group", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 3, 4099, 70001);
+  CAPTURE(name, warp_size());
+  calm::tree_view const tree = calm::view_of(every_group_tree);
+  check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
 }
 
 #if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_HIP)
