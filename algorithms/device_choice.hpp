@@ -72,7 +72,8 @@ alternative<P> run_if(strategy id, P const& program) {
 }
 
 /// A block program that decides, then runs the alternative of the chosen strategy (none: the block
-/// ends at once, so a launch whose alternatives were not chosen costs an empty grid). The first warp
+/// ends at once, so a launch whose alternatives were not chosen costs an empty grid; calm launches
+/// one alternative per launch, so that each keeps its own registers and occupancy). The first warp
 /// of each block sums the groups' totals (lane l takes groups l, l + W, ..., then the lanes are
 /// reduced), its first lane walks the tree into block-local memory at `offset`, after a barrier every
 /// thread reads the choice. The programs of one launch share its shape: the most block-local memory

@@ -59,8 +59,8 @@ strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape 
   return s;
 }
 
-/// The strategies a choice finished on the device may run (each launch group of launch_chosen), as
-/// bits: the warp strategies naive and peer_reduce, hot_key, the block-local two, cluster_privatize.
+/// The strategies a choice finished on the device may run (launch_chosen launches each), as bits:
+/// the warp strategies naive and peer_reduce, hot_key, the block-local two, cluster_privatize.
 constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::peer_reduce)) |
                                       (1u << static_cast<int>(strategy::hot_key)) | (1u << static_cast<int>(strategy::privatize)) |
                                       (1u << static_cast<int>(strategy::privatize_peer_reduce)) |
@@ -72,7 +72,7 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 /// The most sample groups whose totals each block sums when it finishes the choice.
 constexpr index_t device_choice_groups = 1024;
 
-/// Whether the block-local memory of every launch group the choice may end at leaves room for the
+/// Whether the block-local memory of every strategy the choice may end at leaves room for the
 /// choice itself (choice_bytes; not so for tables within a few entries of what a block holds).
 template <class T, class Exec>
 bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
@@ -86,62 +86,62 @@ bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
   return choice_offset(hot_key_layout<T>{hot_key_options{}.slots}.bytes()) + choice_bytes <= limit;
 }
 
-/// Launch every group of programs the choice may end at, each finishing the choice itself: the warp
-/// strategies and hot_key (one launch, hot_key's block-local memory), the block-local strategies (one
-/// launch of the privatize plan), cluster_privatize (its own). Only the chosen one does any work.
+/// Launch every strategy the choice may end at, each behind the choice (chosen_program): the blocks of
+/// a strategy not chosen finish the choice and end, so each costs an empty grid. One launch per
+/// strategy, not one program over all: a fused kernel takes the registers of its heaviest program, and
+/// on an H100 that halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
                    index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
   auto const has = [reach](strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; };
-  auto const launch = [&](index_t blocks, int threads, std::size_t bytes, auto const& alternatives) {
-    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, choose_on_device(choice, alternatives, bytes));
+  auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
+    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, choose_on_device(choice, one_of(run_if(s, program)), bytes));
     choice.report = nullptr;  // the first launch reports
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
+  if (order != nullptr) {  // fitting_strategy left only warp strategies
+    index_t const blocks = blocks_with_work(n, direct_threads, load_form::items);
+    if (has(strategy::naive))
+      guarded(strategy::naive, blocks, direct_threads, 0, ordered_scatter_program<naive, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}});
+    if (has(strategy::peer_reduce))
+      guarded(strategy::peer_reduce, blocks, direct_threads, 0,
+              ordered_scatter_program<peer_reduce, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}});
+    return;
+  }
   load_form const form = load_form_of<Exec>(keys, vals);
-  if (order != nullptr && (has(strategy::naive) || has(strategy::peer_reduce))) {  // fitting_strategy left only warp strategies
-    using ordered_naive = ordered_scatter_program<naive, Op, K, VS, T, KeyMap>;
-    using ordered_peer = ordered_scatter_program<peer_reduce, Op, K, VS, T, KeyMap>;
-    launch(blocks_with_work(n, direct_threads, load_form::items), direct_threads, 0,
-           one_of(run_if(strategy::naive, ordered_naive{op, keys, vals, order, n, table, bins, key_map, naive{}}),
-                  run_if(strategy::peer_reduce, ordered_peer{op, keys, vals, order, n, table, bins, key_map, peer_reduce{}})));
-  } else if (has(strategy::naive) || has(strategy::peer_reduce) || has(strategy::hot_key)) {
-    with_load_form(form, [&](auto f) {
-      constexpr load_form F = decltype(f)::value;
-      auto const pn = run_if(strategy::naive, direct_program<F>(op, keys, vals, n, table, bins, key_map, naive{}));
-      auto const pp = run_if(strategy::peer_reduce, direct_program<F>(op, keys, vals, n, table, bins, key_map, peer_reduce{}));
-      index_t const blocks = blocks_with_work(n, direct_threads, form);
-      if constexpr (plain) {  // hot_key's shape is the direct scatter's, with its cache in block-local memory
-        hot_key_options const h{};
-        static_assert(hot_key_options{}.threads == direct_threads, "hot_key shares the direct scatter's launch");
-        launch(blocks, direct_threads, hot_key_layout<T>{h.slots}.bytes(),
-               one_of(pn, pp, run_if(strategy::hot_key, hot_key_program_for<F>(op, keys, vals, n, table, bins, h))));
-      } else {
-        launch(blocks, direct_threads, 0, one_of(pn, pp));
-      }
-    });
-  }
-  if (has(strategy::privatize) || has(strategy::privatize_peer_reduce)) {
-    privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
-    with_load_form(form, [&](auto f) {
-      constexpr load_form F = decltype(f)::value;
-      launch(blocks_with_work(n, plan.threads, form), plan.threads, plan.bytes,
-             one_of(run_if(strategy::privatize, privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{})),
-                    run_if(strategy::privatize_peer_reduce, privatized_program<F>(op, keys, vals, n, table, plan, key_map, peer_reduce{}))));
-    });
-  }
-  if constexpr (clusters_for<Exec, Op, T>() && plain) {
-    if (has(strategy::cluster_privatize)) {
-      cluster_options const copt{};
-      cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
-      with_load_form(form, [&](auto f) {
-        cluster_scatter_program<vec_of<decltype(f)::value>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
+  with_load_form(form, [&](auto f) {
+    constexpr load_form F = decltype(f)::value;
+    index_t const blocks = blocks_with_work(n, direct_threads, form);
+    if (has(strategy::naive)) guarded(strategy::naive, blocks, direct_threads, 0, direct_program<F>(op, keys, vals, n, table, bins, key_map, naive{}));
+    if (has(strategy::peer_reduce))
+      guarded(strategy::peer_reduce, blocks, direct_threads, 0, direct_program<F>(op, keys, vals, n, table, bins, key_map, peer_reduce{}));
+    if constexpr (plain) {
+      hot_key_options const h{};
+      if (has(strategy::hot_key))
+        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots}.bytes(),
+                hot_key_program_for<F>(op, keys, vals, n, table, bins, h));
+    }
+    if (has(strategy::privatize) || has(strategy::privatize_peer_reduce)) {
+      privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
+      index_t const pb = blocks_with_work(n, plan.threads, form);
+      if (has(strategy::privatize))
+        guarded(strategy::privatize, pb, plan.threads, plan.bytes, privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}));
+      if (has(strategy::privatize_peer_reduce))
+        guarded(strategy::privatize_peer_reduce, pb, plan.threads, plan.bytes,
+                privatized_program<F>(op, keys, vals, n, table, plan, key_map, peer_reduce{}));
+    }
+    if constexpr (clusters_for<Exec, Op, T>() && plain) {
+      if (has(strategy::cluster_privatize)) {
+        cluster_options const copt{};
+        cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
+        cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
         std::size_t const bytes = cluster_bytes<T>(plan);
         launch_clusters(choose_on_device(choice, one_of(run_if(strategy::cluster_privatize, program)), bytes), plan, n, copt.threads,
                         choice_offset(bytes) + choice_bytes, form, ex);
-      });
+        choice.report = nullptr;
+      }
     }
-  }
+  });
 }
 
 /// Launch the strategy s (not automatic) for n > 0 items into bins > 0 entries.

@@ -3,7 +3,7 @@
 // tree is fitted to and on held-out inputs (new distributions, table sizes and key counts). The
 // "stats" case of each input records its collision statistics and their sampling time.
 //
-//   CALM_BULK_SET=train   bulk/train/...    10 distributions x 23 table sizes x 3 workloads, 2^25 keys
+//   CALM_BULK_SET=train   bulk/train/...    12 distributions x 23 table sizes x 3 workloads, 2^25 keys
 //   CALM_BULK_SET=train_items  bulk/train/... the same distributions from 6,144 entries up with 2^23 keys
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
 //                                           and the 5 training ones at new table sizes with 2^24 keys
@@ -42,6 +42,8 @@ std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::str
     else if (d == "hot25") k[i] = (r >> 62) == 0 ? 0u : any;
     else if (d == "zipf8") k[i] = static_cast<std::uint32_t>(bins * std::pow(unit(), 8.0)) % bins;
     else if (d == "runs1024") k[i] = i % 1024 == 0 ? (run = any) : run;
+    else if (d == "runs4") k[i] = i % 4 == 0 ? (run = any) : run;
+    else if (d == "runs8") k[i] = i % 8 == 0 ? (run = any) : run;
     // held out
     else if (d == "runs_short") {  // runs of 1 to 8 equal keys
       if (left == 0) run = any, left = 1 + static_cast<std::uint32_t>((r >> 40) % 8);
@@ -211,7 +213,7 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   char const* e = std::getenv("CALM_BULK_SET");
   std::string const set = e ? e : "demo";
   int const ln = log2_keys() - 1;  // 2^25 keys on a GPU, 2^23 on the host
-  std::vector<std::string> const train = {"uniform", "runs32", "runs256", "runs1024", "halfhot", "hot10", "hot25", "zipf", "zipf8", "image"};
+  std::vector<std::string> const train = {"uniform", "runs4", "runs8", "runs32", "runs256", "runs1024", "halfhot", "hot10", "hot25", "zipf", "zipf8", "image"};
   std::vector<std::uint32_t> bins;  // 4^k and 3 * 2^(2k+1): 1 to 2^24
   for (int b = 0; b <= 24; b += 2) {
     bins.push_back(1u << b);

@@ -42,8 +42,9 @@ SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 
 
-def load_inputs(path):
-    """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}"""
+def load_inputs(path, sampling=None):
+    """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}
+    stats_time: the input's "sampling" case, else `sampling` (seconds) if given, else its "stats" case."""
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -83,6 +84,8 @@ def load_inputs(path):
     for k, r in inputs.items():
         if "sampling_time" in r:
             r["stats_time"] = r["sampling_time"]
+        elif sampling is not None:
+            r["stats_time"] = sampling
         if "stats_time" in r and all(s in r["times"] for s in STRATEGIES):
             r["best"] = min(r["times"].values())
             r["loss"] = {False: input_loss(r, False), True: input_loss(r, True)}
@@ -268,10 +271,11 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--report")
     ap.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
+    ap.add_argument("--sampling-us", type=float, help="the sampling time of inputs without a 'sampling' case (files from before it)")
     a = ap.parse_args()
     inputs = {}
     for path in a.train:
-        for k, r in load_inputs(path).items():
+        for k, r in load_inputs(path, a.sampling_us * 1e-6 if a.sampling_us is not None else None).items():
             inputs[k[1:]] = r  # (workload, distribution, bins, log2 keys): the set name is dropped
     inputs = {("train",) + k: r for k, r in inputs.items()}
     keys = sorted(inputs)

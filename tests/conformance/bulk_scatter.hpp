@@ -195,8 +195,8 @@ TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[b
 namespace calm_test {
 using calm::feature;
 using calm::strategy;
-/// A tree that sends inputs to every launch group of the choice finished on the device (the warp
-/// strategies with hot_key, the block-local two, cluster_privatize) by sampled statistics.
+/// A tree that sends inputs to every strategy a choice finished on the device launches (the warp
+/// strategies, hot_key, the block-local two, cluster_privatize) by sampled statistics.
 constexpr calm::tree_node every_group_tree[] = {
     /*  0 */ {feature::log2_bins, 1.5, 1, 2, strategy::automatic},
     /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
@@ -269,7 +269,7 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
 }
 }  // namespace calm_test
 
-TEST_CASE("automatic: the choice finished on the device is the host's, every launch group", "[bulk]") {
+TEST_CASE("automatic: the choice finished on the device is the host's, every strategy it launches", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 1, 1001, 40003);
