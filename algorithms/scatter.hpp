@@ -46,6 +46,22 @@ constexpr int op_kind() {
   else return 2;
 }
 
+/// What the tree knows of a scatter of n items into `bins` entries of T by Op on ex without reading
+/// the keys (counting: every item adds the same value).
+template <class Op, class T, class Exec>
+scatter_shape shape_of(index_t n, index_t bins, bool counting, Exec const& ex) {
+  scatter_shape shape;
+  shape.bins = bins;
+  shape.items = n;
+  shape.value_bytes = static_cast<int>(sizeof(T));
+  shape.is_float = std::is_floating_point<T>::value;
+  shape.counting = counting;
+  shape.op_kind = op_kind<Op>();
+  shape.fits_block = bins <= privatize_capacity<T>(ex);
+  shape.copies = shape.fits_block ? replication_for(bins, sizeof(T), ex.replication_budget_bytes(), counting ? 8 : 32) : 0;
+  return shape;
+}
+
 /// The strategy a leaf of the tree turns into for this call: strategies the table, the key map or
 /// the order cannot take replaced by the nearest that can.
 template <class Op, class T, class KeyMap, class Exec>
@@ -183,15 +199,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   std::string const w(who);
   int const si = static_cast<int>(opt.strategy);
   require(si >= 0 && si < strategy_count, errc::invalid_argument, w + ": unknown strategy " + std::to_string(si));
-  scatter_shape shape;
-  shape.bins = bins;
-  shape.items = n;
-  shape.value_bytes = static_cast<int>(sizeof(T));
-  shape.is_float = std::is_floating_point<T>::value;
-  shape.counting = is_same_value<Values>::value;
-  shape.op_kind = op_kind<Op>();
-  shape.fits_block = bins <= privatize_capacity<T>(ex);
-  shape.copies = shape.fits_block ? replication_for(bins, sizeof(T), ex.replication_budget_bytes(), shape.counting ? 8 : 32) : 0;
+  scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   bool const block_local = opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce;
   require(!block_local || shape.fits_block, errc::out_of_range,
           w + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +

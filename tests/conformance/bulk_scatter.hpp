@@ -168,11 +168,7 @@ TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[b
   st.clustering = GENERATE(0.0, 1.0);
   index_t const bins = GENERATE(1, 256, 4099, 1 << 20);
   CAPTURE(name, st.to_string(), bins);
-  calm::scatter_shape shape;
-  shape.bins = bins;
-  shape.value_bytes = 4;
-  shape.is_float = true;
-  shape.fits_block = bins <= calm::privatize_capacity<float>(exec{});
+  calm::scatter_shape const shape = calm::detail::shape_of<calm::plus, float>(5000, bins, false, exec{});
   int sampled = 0;
   calm::strategy const want = calm::choose_strategy(exec::family, shape, [&] {
     ++sampled;
@@ -240,14 +236,7 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   calm::scatter_options opt;
   opt.chosen = chosen.data();
   exec const ex{};
-  calm::scatter_shape shape;
-  shape.bins = bins;
-  shape.items = n;
-  shape.value_bytes = sizeof(T);
-  shape.is_float = std::is_floating_point<T>::value;
-  shape.counting = !weighted;
-  shape.fits_block = bins <= calm::privatize_capacity<T>(ex);
-  shape.copies = shape.fits_block ? calm::replication_for(bins, sizeof(T), ex.replication_budget_bytes(), weighted ? 32 : 8) : 0;
+  calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
   calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
   calm::strategy const want = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
   INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ": the host walks to " << calm::to_string(leaf)
