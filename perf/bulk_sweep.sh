@@ -2,14 +2,16 @@
 # The sweep behind strategy::automatic (perf/bench_bulk.cpp): every strategy forced, and automatic, on
 # the training inputs or on the held-out ones; then the tree is fitted (train) or scored (heldout).
 #   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc
+#   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
 #   BACKEND=cuda bash perf/bulk_sweep.sh heldout OUT.json   # after rebuilding with the new tree: python3 perf/eval_tree.py OUT.json
 #   bash perf/bulk_sweep.sh train OUT.json                  # the host (OpenMP), fitted with --family host
 # CALM_DEPS_ROOT, CALM_BUILD_ROOT and CALM_JOBS as for perf/run.sh; CALM_BENCH_LOG2_KEYS sets the key count (the
 # sweep uses half of it, and a quarter and all of it for held-out sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-set_=${1:?usage: bulk_sweep.sh train|heldout OUT.json}
-out=${2:?usage: bulk_sweep.sh train|heldout OUT.json}
+set_=${1:?usage: bulk_sweep.sh train|train_items|heldout OUT.json}
+out=${2:?usage: bulk_sweep.sh train|train_items|heldout OUT.json}
+names=${set_%_items}  # train_items registers its inputs as bulk/train/...
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
@@ -19,6 +21,6 @@ extra=()
 [ "$backend" = hip ] && extra+=(-DCMAKE_CXX_COMPILER=clang++-15)
 cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}" > /dev/null
 cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
-CALM_BULK_SET=$set_ "$root/perf-$backend/perf/calm_bench" --benchmark_filter="^bulk/$set_/" --benchmark_out="$out" \
+CALM_BULK_SET=$set_ "$root/perf-$backend/perf/calm_bench" --benchmark_filter="^bulk/$names/" --benchmark_out="$out" \
   --benchmark_out_format=json --benchmark_format=console 2>&1 | awk 'NR % 50 == 1 { print; fflush() }'
 echo "bulk_sweep: $set_ written to $out"

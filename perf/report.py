@@ -41,7 +41,7 @@ def collect(doc):
             copy = b.get("GBps")
             continue
         if parts[0] == "bulk":  # bulk/<set>/<workload>/<dist>/<bins>/<log2 keys>/<strategy> (perf/bench_bulk.cpp)
-            if len(parts) < 7 or parts[6] == "stats":
+            if len(parts) < 7 or parts[6] in ("stats", "sampling"):
                 continue
             parts = ["bulk_%s_log2n%s" % (parts[2], parts[5]), parts[6], parts[3], parts[4]]  # one table per key count
         if len(parts) < 4:
