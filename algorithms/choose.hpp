@@ -190,8 +190,8 @@ struct tree_walk {
     }
     return becomes[static_cast<int>(nodes[i].leaf)];
   }
-  /// The strategies the walk may end at, as a bit set (bit s for strategy s), and whether a test on
-  /// the way reads a sampled feature outside `readable` (a bit set of features).
+  /// The strategies the walk may end at, as a bit set (bit s for strategy s); `reads`, if given,
+  /// receives the features its tests read (bit f for feature f).
   unsigned reachable(unsigned* reads = nullptr) const {
     unsigned leaves = 0, feats = 0;
     bool seen[most_nodes] = {};

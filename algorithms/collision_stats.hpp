@@ -71,15 +71,20 @@ CALM_HD inline index_t collision_bit(index_t k, index_t bits, index_t bins) {
   return static_cast<index_t>((static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull) >> 44);  // 20 bits
 }
 
+/// Two groups' totals added (integers: any order of additions gives the same sums).
+struct add_totals {
+  CALM_HD collision_totals operator()(collision_totals a, collision_totals const& b) const {
+    a.warp_sum += b.warp_sum, a.warps += b.warps, a.block_sum += b.block_sum, a.blocks += b.blocks, a.distinct += b.distinct;
+    a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled;
+    return a;
+  }
+};
+
 /// The statistics of `groups` block groups' totals, the same on the host and on the device (integer
 /// sums, then the same divisions): a choice made from them on either side is the same choice.
 CALM_HD inline collision_statistics statistics_of(collision_totals const* part, index_t groups) {
   collision_totals t{};
-  for (index_t g = 0; g < groups; ++g) {
-    t.warp_sum += part[g].warp_sum, t.warps += part[g].warps, t.block_sum += part[g].block_sum, t.blocks += part[g].blocks;
-    t.distinct += part[g].distinct, t.repeats += part[g].repeats, t.adjacent += part[g].adjacent;
-    t.out_of_range += part[g].out_of_range, t.sampled += part[g].sampled;
-  }
+  for (index_t g = 0; g < groups; ++g) t = add_totals{}(t, part[g]);
   collision_statistics s;
   s.sampled = static_cast<index_t>(t.sampled);
   s.out_of_range = static_cast<index_t>(t.out_of_range);

@@ -22,66 +22,22 @@ struct device_choice {
   strategy* report = nullptr;
 };
 
-/// Two groups' totals added (integers: any order of additions gives the same sums).
-struct add_totals {
-  CALM_HD collision_totals operator()(collision_totals a, collision_totals const& b) const {
-    a.warp_sum += b.warp_sum, a.warps += b.warps, a.block_sum += b.block_sum, a.blocks += b.blocks, a.distinct += b.distinct;
-    a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled;
-    return a;
-  }
-};
-
-/// Block-local bytes a chosen_program needs after its alternatives' own: the summed totals and the choice.
+/// Block-local bytes a chosen_program needs after its program's own: the summed totals and the choice.
 constexpr std::size_t choice_bytes = sizeof(collision_totals) + 16;
-/// Where they start after `bytes` of the alternatives' (16-byte aligned).
+/// Where they start after the program's `bytes` (16-byte aligned).
 constexpr std::size_t choice_offset(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
 
-/// One program that runs if the choice is `id`.
-template <class P>
-struct alternative {
-  strategy id;
-  P program;
-};
-
-template <class... P>
-struct alternatives;
-template <>
-struct alternatives<> {
-  template <class Block>
-  CALM_HD void run(Block const&, strategy) const {}
-};
-template <class P, class... R>
-struct alternatives<P, R...> {
-  alternative<P> first;
-  alternatives<R...> rest;
-  template <class Block>
-  CALM_HD void run(Block const& blk, strategy s) const {
-    if (s == first.id) first.program(blk);
-    else rest.run(blk, s);
-  }
-};
-
-inline alternatives<> one_of() { return {}; }
-template <class P, class... R>
-alternatives<P, R...> one_of(alternative<P> const& a, alternative<R> const&... r) {
-  return {a, one_of(r...)};
-}
-template <class P>
-alternative<P> run_if(strategy id, P const& program) {
-  return {id, program};
-}
-
-/// A block program that decides, then runs the alternative of the chosen strategy (none: the block
-/// ends at once, so a launch whose alternatives were not chosen costs an empty grid; calm launches
-/// one alternative per launch, so that each keeps its own registers and occupancy). The first warp
-/// of each block sums the groups' totals (lane l takes groups l, l + W, ..., then the lanes are
-/// reduced), its first lane walks the tree into block-local memory at `offset`, after a barrier every
-/// thread reads the choice. The programs of one launch share its shape: the most block-local memory
-/// any of them asks for (plus choice_bytes), the same threads.
-template <class Alternatives>
+/// A block program that decides, then runs `program` if the choice is `id` (if not, the block ends at
+/// once, so a launch not chosen costs an empty grid; calm launches each strategy on its own, so that
+/// each keeps its own registers and occupancy). The first warp of each block sums the groups' totals
+/// (lane l takes groups l, l + W, ..., then the lanes are reduced), its first lane walks the tree into
+/// block-local memory at `offset` (after the program's own), and after a barrier every thread reads
+/// the choice.
+template <class Program>
 struct chosen_program {
   device_choice choice;
-  Alternatives alts;
+  strategy id;
+  Program program;
   std::size_t offset;
 
   template <class Block>
@@ -111,15 +67,15 @@ struct chosen_program {
       });
     });
     blk.sync();
-    alts.run(blk, *chosen);
+    if (*chosen == id) program(blk);
   }
 };
 
-/// The block program of one launch: `alts` (whose programs ask for `bytes` of block-local memory)
-/// behind the choice; launch it with choice_offset(bytes) + choice_bytes.
-template <class Alternatives>
-chosen_program<Alternatives> choose_on_device(device_choice const& c, Alternatives const& alts, std::size_t bytes) {
-  return {c, alts, choice_offset(bytes)};
+/// `program` (which asks for `bytes` of block-local memory) behind the choice, run if it is `id`;
+/// launch it with choice_offset(bytes) + choice_bytes.
+template <class Program>
+chosen_program<Program> run_if_chosen(device_choice const& c, strategy id, Program const& program, std::size_t bytes) {
+  return {c, id, program, choice_offset(bytes)};
 }
 
 }  // namespace detail

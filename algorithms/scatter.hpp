@@ -88,11 +88,14 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 /// The most sample groups whose totals each block sums when it finishes the choice.
 constexpr index_t device_choice_groups = 1024;
 
+/// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
+constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
+
 /// Whether the block-local memory of every strategy the choice may end at leaves room for the
 /// choice itself (choice_bytes; not so for tables within a few entries of what a block holds).
 template <class T, class Exec>
 bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
-  auto const has = [reach](strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; };
+  auto const has = [reach](strategy s) { return reaches(reach, s); };
   std::size_t const limit = ex.block_local_bytes();
   if ((has(strategy::privatize) || has(strategy::privatize_peer_reduce)) &&
       choice_offset(plan_privatize<T>(bins, {}, ex, counting).bytes) + choice_bytes > limit)
@@ -109,9 +112,9 @@ bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
                    index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
-  auto const has = [reach](strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; };
+  auto const has = [reach](strategy s) { return reaches(reach, s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
-    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, choose_on_device(choice, one_of(run_if(s, program)), bytes));
+    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, run_if_chosen(choice, s, program, bytes));
     choice.report = nullptr;  // the first launch reports
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
@@ -152,7 +155,7 @@ void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, V
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
         cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
         std::size_t const bytes = cluster_bytes<T>(plan);
-        launch_clusters(choose_on_device(choice, one_of(run_if(strategy::cluster_privatize, program)), bytes), plan, n, copt.threads,
+        launch_clusters(run_if_chosen(choice, strategy::cluster_privatize, program, bytes), plan, n, copt.threads,
                         choice_offset(bytes) + choice_bytes, form, ex);
         choice.report = nullptr;
       }
