@@ -80,7 +80,7 @@ template <class T, class Exec>
 cluster_plan plan_clusters(index_t bins, cluster_options const& opt, Exec const& ex) {
   require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "cluster_privatize_scatter: threads must be in [1, 1024]");
   require(opt.cluster_size >= 0 && opt.cluster_size <= ex.max_cluster_size(), errc::invalid_argument,
-          "cluster_privatize_scatter: cluster size must be in [0, " + std::to_string(ex.max_cluster_size()) + "]");
+          [&] { return "cluster_privatize_scatter: cluster size must be in [0, " + std::to_string(ex.max_cluster_size()) + "]"; });
   index_t const cap = privatize_capacity<T>(ex);
   int c = opt.cluster_size;
   // the fewest blocks that hold the table: on an H100 an update of another block's memory costs
@@ -91,8 +91,8 @@ cluster_plan plan_clusters(index_t bins, cluster_options const& opt, Exec const&
     }
   index_t const per = std::max<index_t>(1, (bins + c - 1) / c);
   require(per <= cap, errc::out_of_range,
-          "cluster_privatize_scatter: " + std::to_string(bins) + " entries over " + std::to_string(c) +
-              " blocks exceed the block-local memory of a cluster (" + std::to_string(cap) + " entries per block)");
+          [&] { return "cluster_privatize_scatter: " + std::to_string(bins) + " entries over " + std::to_string(c) +
+              " blocks exceed the block-local memory of a cluster (" + std::to_string(cap) + " entries per block)"; });
   return {c, per};
 }
 

@@ -219,8 +219,8 @@ struct sample_plan {
 /// multiples of block_items (so on warp boundaries); all of the array when n <= opt.items.
 template <class K>
 sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample_options const& opt) {
-  require(n >= 0, errc::invalid_argument, "collision_stats: n = " + std::to_string(n) + " is negative");
-  require(bins >= 0, errc::invalid_argument, "collision_stats: negative table size " + std::to_string(bins));
+  require(n >= 0, errc::invalid_argument, [&] { return "collision_stats: n = " + std::to_string(n) + " is negative"; });
+  require(bins >= 0, errc::invalid_argument, [&] { return "collision_stats: negative table size " + std::to_string(bins); });
   require(n == 0 || keys != nullptr, errc::invalid_argument, "collision_stats: keys is null");
   require(opt.block_items >= 32 && opt.block_items <= 1024, errc::invalid_argument, "collision_stats: block_items must be in [32, 1024]");
   require(opt.items >= opt.block_items, errc::invalid_argument, "collision_stats: items must be at least block_items");

@@ -301,7 +301,7 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
   static_assert(std::is_integral<K>::value, "count_duplicates: keys must be integers");
   check_atomic_op<plus, C>();
   require(n >= 0 && key_bound >= 0, errc::invalid_argument,
-          "count_duplicates: negative size (n " + std::to_string(n) + ", key_bound " + std::to_string(key_bound) + ")");
+          [&] { return "count_duplicates: negative size (n " + std::to_string(n) + ", key_bound " + std::to_string(key_bound) + ")"; });
   require(n == 0 || keys != nullptr, errc::invalid_argument, "count_duplicates: keys is null");
   require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
   require(n == 0 || key_bound == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
@@ -338,11 +338,11 @@ template <class K, class C, class Exec = default_exec>
 void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* num_unique, count_options const& opt = {}, Exec const& ex = Exec{}) {
   static_assert(std::is_integral<K>::value && !std::is_same<K, bool>::value, "count_duplicates: keys must be integers");
   check_atomic_op<plus, C>();
-  require(n >= 0, errc::invalid_argument, "count_duplicates: negative size n " + std::to_string(n));
+  require(n >= 0, errc::invalid_argument, [&] { return "count_duplicates: negative size n " + std::to_string(n); });
   require(n == 0 || keys != nullptr, errc::invalid_argument, "count_duplicates: keys is null");
   require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
   require(n == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
-  require(opt.max_unique >= 0, errc::invalid_argument, "count_duplicates: negative max_unique " + std::to_string(opt.max_unique));
+  require(opt.max_unique >= 0, errc::invalid_argument, [&] { return "count_duplicates: negative max_unique " + std::to_string(opt.max_unique); });
   ex.fill(num_unique, 0, sizeof(index_t));
   if (n == 0) return;
   using table_t = detail::hash_slots<K>;

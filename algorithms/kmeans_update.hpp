@@ -192,21 +192,21 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
   static_assert(std::is_integral<A>::value, "kmeans_update: assignments must be integers");
   check_atomic_op<plus, T>();
   check_atomic_op<plus, C>();
-  require(n >= 0 && k >= 0, errc::invalid_argument, "kmeans_update: negative size (n " + std::to_string(n) + ", k " + std::to_string(k) + ")");
-  require(d >= 1, errc::invalid_argument, "kmeans_update: d = " + std::to_string(d) + " components; at least one is needed");
+  require(n >= 0 && k >= 0, errc::invalid_argument, [&] { return "kmeans_update: negative size (n " + std::to_string(n) + ", k " + std::to_string(k) + ")"; });
+  require(d >= 1, errc::invalid_argument, [&] { return "kmeans_update: d = " + std::to_string(d) + " components; at least one is needed"; });
   require(n == 0 || (points != nullptr && assign != nullptr), errc::invalid_argument, "kmeans_update: points or assign is null");
   require(k == 0 || (sums != nullptr && counts != nullptr), errc::invalid_argument, "kmeans_update: sums or counts is null");
   int const mi = static_cast<int>(opt.method);
   require(mi >= 0 && mi <= static_cast<int>(kmeans_method::privatize_peer_reduce), errc::invalid_argument,
-          "kmeans_update: unknown method " + std::to_string(mi));
+          [&] { return "kmeans_update: unknown method " + std::to_string(mi); });
   require(opt.copies >= 0 && opt.copies <= 1024, errc::invalid_argument, "kmeans_update: copies must be in [0, 1024]");
   kmeans_layout const lay = plan_kmeans<T, C>(k, d, opt.copies, ex);
   bool const fits = lay.bytes <= ex.block_local_bytes();
   bool const forced_private = opt.method == kmeans_method::privatize || opt.method == kmeans_method::privatize_peer_reduce;
   require(!forced_private || fits, errc::out_of_range,
-          std::string("kmeans_update: ") + to_string(opt.method) + " needs " + std::to_string(lay.bytes) + " bytes of block-local memory for " +
+          [&] { return std::string("kmeans_update: ") + to_string(opt.method) + " needs " + std::to_string(lay.bytes) + " bytes of block-local memory for " +
               std::to_string(lay.copies) + " copies of " + std::to_string(d + 1) + " vote spaces of " + std::to_string(k) + " entries; one block has " +
-              std::to_string(ex.block_local_bytes()));
+              std::to_string(ex.block_local_bytes()); });
   if (n == 0 || k == 0) return;
   if (opt.check_indices) detail::require_inside("kmeans_update", "assignments", assign, n, k, ex);
   kmeans_method m = opt.method;

@@ -46,7 +46,7 @@ constexpr int replication_for(index_t bins, std::size_t elem, std::size_t copy_b
 /// block-local memory.
 template <class T, class Exec>
 privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec const& ex, bool counting = false) {
-  require(bins >= 0, errc::invalid_argument, "privatize: negative table size " + std::to_string(bins));
+  require(bins >= 0, errc::invalid_argument, [&] { return "privatize: negative table size " + std::to_string(bins); });
   require(opt.copies >= 0 && opt.copies <= 1024, errc::invalid_argument, "privatize: copies must be in [0, 1024]");
   require(opt.threads >= 0 && opt.threads <= 1024, errc::invalid_argument, "privatize: threads must be in [0, 1024]");
   privatize_plan p;
@@ -61,8 +61,8 @@ privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec c
   // them 1,024 threads, so that enough loads are in flight
   if (opt.threads == 0 && p.bytes > limit / 4) p.threads = 1024;
   require(p.bytes <= limit, errc::out_of_range,
-          "privatize: " + std::to_string(p.layout.copies) + " copies of " + std::to_string(bins) + " entries need " +
-              std::to_string(p.bytes) + " bytes of block-local memory; one block has " + std::to_string(limit));
+          [&] { return "privatize: " + std::to_string(p.layout.copies) + " copies of " + std::to_string(bins) + " entries need " +
+              std::to_string(p.bytes) + " bytes of block-local memory; one block has " + std::to_string(limit); });
   return p;
 }
 
@@ -220,12 +220,11 @@ auto as_value_source(V const& v) {
 /// The argument checks every bulk scatter makes before launching (the table size is checked by the plan).
 template <class K, class Values, class T>
 void check_scatter_arguments(char const* who, index_t n, K const* keys, Values const& values, T const* table, index_t bins) {
-  std::string const w(who);
-  require(n >= 0, errc::invalid_argument, w + ": n = " + std::to_string(n) + " is negative");
-  require(bins >= 0, errc::invalid_argument, w + ": negative table size " + std::to_string(bins));
-  require(n == 0 || keys != nullptr, errc::invalid_argument, w + ": keys is null");
-  require(bins == 0 || table != nullptr, errc::invalid_argument, w + ": table is null");
-  if constexpr (std::is_pointer<Values>::value) require(n == 0 || values != nullptr, errc::invalid_argument, w + ": values is null");
+  require(n >= 0, errc::invalid_argument, [&] { return std::string(who) + ": n = " + std::to_string(n) + " is negative"; });
+  require(bins >= 0, errc::invalid_argument, [&] { return std::string(who) + ": negative table size " + std::to_string(bins); });
+  require(n == 0 || keys != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": keys is null"; });
+  require(bins == 0 || table != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": table is null"; });
+  if constexpr (std::is_pointer<Values>::value) require(n == 0 || values != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": values is null"; });
 }
 
 /// Whether a block program may load keys (and values) four at a time: the exec wants chunk loads and

@@ -62,7 +62,7 @@ void group_by_label(std::vector<L> const& label, std::vector<index_t>& order, st
 template <class K>
 std::vector<index_t> set_scatter(K const* keys, index_t n, scatter_granularity g = scatter_granularity::item, int warp_size = 32) {
   static_assert(std::is_integral<K>::value, "set_scatter: keys must be integers");
-  require(n >= 0, errc::invalid_argument, "set_scatter: n = " + std::to_string(n) + " is negative");
+  require(n >= 0, errc::invalid_argument, [&] { return "set_scatter: n = " + std::to_string(n) + " is negative"; });
   require(n == 0 || keys != nullptr, errc::invalid_argument, "set_scatter: keys is null");
   require(warp_size >= 1, errc::invalid_argument, "set_scatter: warp_size must be at least 1");
   std::vector<index_t> perm;

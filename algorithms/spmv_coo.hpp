@@ -85,12 +85,12 @@ void spmv_coo(I const* row, I const* col, T const* vals, index_t nnz, T const* x
   static_assert(std::is_integral<I>::value, "spmv_coo: indices must be integers");
   check_atomic_op<plus, T>();
   require(nnz >= 0 && rows >= 0 && cols >= 0, errc::invalid_argument,
-          "spmv_coo: negative size (nnz " + std::to_string(nnz) + ", rows " + std::to_string(rows) + ", cols " + std::to_string(cols) + ")");
+          [&] { return "spmv_coo: negative size (nnz " + std::to_string(nnz) + ", rows " + std::to_string(rows) + ", cols " + std::to_string(cols) + ")"; });
   require(nnz == 0 || (row != nullptr && col != nullptr && vals != nullptr), errc::invalid_argument, "spmv_coo: row, col or vals is null");
   require(nnz == 0 || cols == 0 || x != nullptr, errc::invalid_argument, "spmv_coo: x is null");
   require(rows == 0 || y != nullptr, errc::invalid_argument, "spmv_coo: y is null");
   int const m = static_cast<int>(opt.method);
-  require(m >= 0 && m <= static_cast<int>(spmv_method::merge_rows), errc::invalid_argument, "spmv_coo: unknown method " + std::to_string(m));
+  require(m >= 0 && m <= static_cast<int>(spmv_method::merge_rows), errc::invalid_argument, [&] { return "spmv_coo: unknown method " + std::to_string(m); });
   if (nnz == 0 || rows == 0) return;
   if (opt.check_indices)
     detail::require_inside("spmv_coo", {detail::index_array<I>{"row indices", row, rows}, detail::index_array<I>{"column indices", col, cols}}, nnz, ex);

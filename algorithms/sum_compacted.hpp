@@ -66,12 +66,12 @@ struct compacted_source {
 template <class T, class Exec = default_exec>
 void sum_compacted(T const* values, index_t n, T* out, index_t m, compact_method method = compact_method::automatic, Exec const& ex = Exec{}) {
   check_atomic_op<plus, T>();
-  require(n >= 0, errc::invalid_argument, "sum_compacted: n = " + std::to_string(n) + " is negative");
-  require(m >= 1, errc::invalid_argument, "sum_compacted: m = " + std::to_string(m) + " outputs; at least one is needed");
+  require(n >= 0, errc::invalid_argument, [&] { return "sum_compacted: n = " + std::to_string(n) + " is negative"; });
+  require(m >= 1, errc::invalid_argument, [&] { return "sum_compacted: m = " + std::to_string(m) + " outputs; at least one is needed"; });
   require(n == 0 || values != nullptr, errc::invalid_argument, "sum_compacted: values is null");
   require(out != nullptr, errc::invalid_argument, "sum_compacted: out is null");
   int const k = static_cast<int>(method);
-  require(k >= 0 && k <= static_cast<int>(compact_method::merge_runs), errc::invalid_argument, "sum_compacted: unknown method " + std::to_string(k));
+  require(k >= 0 && k <= static_cast<int>(compact_method::merge_runs), errc::invalid_argument, [&] { return "sum_compacted: unknown method " + std::to_string(k); });
   if (n == 0) return;
   index_t const per = (n + m - 1) / m;
   detail::compacted_source<T> const src{values, per, 1.0 / static_cast<double>(per)};

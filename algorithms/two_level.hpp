@@ -113,7 +113,7 @@ void reduce_idempotent(Op op, T const* values, index_t n, T* out, two_level sche
                        int threads = 256, Exec const& ex = Exec{}) {
   check_atomic_op<Op, T>();
   static_assert(Op::idempotent, "reduce_idempotent: the op must be idempotent (max, min, bit_and, bit_or)");
-  require(n >= 0, errc::invalid_argument, "reduce_idempotent: n = " + std::to_string(n) + " is negative");
+  require(n >= 0, errc::invalid_argument, [&] { return "reduce_idempotent: n = " + std::to_string(n) + " is negative"; });
   require(n == 0 || values != nullptr, errc::invalid_argument, "reduce_idempotent: values is null");
   require(out != nullptr, errc::invalid_argument, "reduce_idempotent: out is null");
   require(threads >= 1 && threads <= 1024, errc::invalid_argument, "reduce_idempotent: threads must be in [1, 1024]");

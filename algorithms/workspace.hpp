@@ -74,7 +74,7 @@ template <class K, class Exec>
 void require_inside(char const* who, std::initializer_list<index_array<K>> arrays, index_t n, Exec const& ex) {
   if (n == 0 || arrays.size() == 0) return;
   constexpr std::size_t most = 4;
-  require(arrays.size() <= most, errc::invalid_argument, std::string(who) + ": at most 4 index arrays per check");
+  require(arrays.size() <= most, errc::invalid_argument, [&] { return std::string(who) + ": at most 4 index arrays per check"; });
   workspace<Exec> ws(ex, most * sizeof(std::uint64_t));
   std::uint64_t* const counters = ws.template at<std::uint64_t>(0);
   ex.fill(counters, 0, arrays.size() * sizeof(std::uint64_t));
@@ -85,8 +85,8 @@ void require_inside(char const* who, std::initializer_list<index_array<K>> array
   i = 0;
   for (auto const& a : arrays) {
     require(outside[i] == 0, errc::out_of_range,
-            std::string(who) + ": " + std::to_string(outside[i]) + " of " + std::to_string(n) + " " + a.what + " lie outside [0, " +
-                std::to_string(a.bins) + "); nothing was written");
+            [&] { return std::string(who) + ": " + std::to_string(outside[i]) + " of " + std::to_string(n) + " " + a.what + " lie outside [0, " +
+                std::to_string(a.bins) + "); nothing was written"; });
     ++i;
   }
 }

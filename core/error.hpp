@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace calm {
 
@@ -36,9 +37,15 @@ class error : public std::runtime_error {
   errc code_;
 };
 
-/// Throw calm::error(code, message) unless cond holds. Host code only.
-inline void require(bool cond, errc code, std::string const& message) {
-  if (!cond) throw error(code, message);
+/// Throw calm::error(code, message) unless cond holds. Host code only. message: a string, or a
+/// callable that returns one, called only on failure (checks on every launch then build no strings).
+///
+///   require(n >= 0, errc::invalid_argument, [&] { return "n = " + std::to_string(n) + " is negative"; });
+template <class Message>
+void require(bool cond, errc code, Message&& message) {
+  if (cond) return;
+  if constexpr (std::is_invocable<Message>::value) throw error(code, std::string(message()));
+  else throw error(code, std::string(message));
 }
 
 }  // namespace calm

@@ -55,12 +55,12 @@ template <class Body>
 void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threads, std::size_t scratch_bytes, Body body,
                                cudaStream_t stream = 0) {
   require(cluster_size >= 1 && cluster_size <= 8, errc::invalid_argument,
-          "for_each_resident_cluster: cluster size must be in [1, 8], got " + std::to_string(cluster_size));
+          [&] { return "for_each_resident_cluster: cluster size must be in [1, 8], got " + std::to_string(cluster_size); });
   require(threads >= 1 && threads <= gpu::max_block_threads, errc::invalid_argument,
           "for_each_resident_cluster: threads per block must be in [1, 1024]");
   require(clusters_supported(), errc::unsupported, "for_each_resident_cluster: this device has no thread-block clusters (sm_90+)");
   require(scratch_bytes <= runtime::max_block_shared_bytes(), errc::out_of_range,
-          "for_each_resident_cluster: " + std::to_string(scratch_bytes) + " bytes of shared memory exceed one block's");
+          [&] { return "for_each_resident_cluster: " + std::to_string(scratch_bytes) + " bytes of shared memory exceed one block's"; });
   auto kernel = detail::cluster_kernel<Body>;
   threads = std::min(threads, runtime::max_threads(kernel));
   runtime::allow_shared_bytes(kernel, scratch_bytes);
@@ -79,8 +79,8 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
   int clusters = 0;
   CALM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
   require(clusters >= 1, errc::out_of_range,
-          "for_each_resident_cluster: a cluster of " + std::to_string(cluster_size) + " blocks with " +
-              std::to_string(scratch_bytes) + " bytes each does not fit on this device");
+          [&] { return "for_each_resident_cluster: a cluster of " + std::to_string(cluster_size) + " blocks with " +
+              std::to_string(scratch_bytes) + " bytes each does not fit on this device"; });
   index_t const launch = std::max<index_t>(1, std::min<index_t>(clusters, max_clusters));
   cfg.gridDim = dim3(static_cast<unsigned>(launch * cluster_size), 1, 1);
   CALM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, body));

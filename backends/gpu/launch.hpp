@@ -123,7 +123,7 @@ struct kernel_facts {
 /// `stream`; launch errors throw at once, execution errors at synchronize().
 template <class Warp, class Runtime, class Body>
 void for_each_index(index_t n, Body body, launch_shape shape, typename Runtime::stream_t stream) {
-  require(n >= 0, errc::invalid_argument, "for_each_index: n = " + std::to_string(n) + " is negative");
+  require(n >= 0, errc::invalid_argument, [&] { return "for_each_index: n = " + std::to_string(n) + " is negative"; });
   if (n == 0) return;
   index_t const want = (n + default_block_threads - 1) / default_block_threads;
   if (shape == launch_shape::linear) {
@@ -142,18 +142,18 @@ template <class Warp, class Runtime, class Body>
 void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
   require(blocks >= 0, errc::invalid_argument, "for_each_block: negative block count");
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads));
+          [&] { return "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
   std::size_t const limit = Runtime::max_block_shared_bytes();
   require(scratch_bytes <= limit, errc::out_of_range,
-          "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
-              std::to_string(limit));
+          [&] { return "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+              std::to_string(limit); });
   if (blocks == 0) return;
   auto kernel = detail::block_kernel<Warp, Body>;
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   int const most = facts::prepare(kernel, scratch_bytes);
   require(threads <= most, errc::out_of_range,
-          "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
-              std::to_string(threads));
+          [&] { return "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
+              std::to_string(threads); });
   unsigned const grid = static_cast<unsigned>(std::min<index_t>(blocks, INT_MAX));
   kernel<<<grid, threads, scratch_bytes, stream>>>(blocks, body);
   Runtime::check_launch("for_each_block launch");
@@ -166,11 +166,11 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 template <class Warp, class Runtime, class Body>
 void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads));
+          [&] { return "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
   std::size_t const limit = Runtime::max_block_shared_bytes();
   require(scratch_bytes <= limit, errc::out_of_range,
-          "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
-              std::to_string(limit));
+          [&] { return "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+              std::to_string(limit); });
   auto kernel = detail::block_kernel<Warp, Body>;
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it

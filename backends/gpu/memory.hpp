@@ -36,7 +36,7 @@ class device_buffer {
 
   void upload(std::vector<T> const& host) {
     require(host.size() == n_, errc::invalid_argument,
-            "device_buffer::upload: " + std::to_string(host.size()) + " values into a buffer of " + std::to_string(n_));
+            [&] { return "device_buffer::upload: " + std::to_string(host.size()) + " values into a buffer of " + std::to_string(n_); });
     if (n_) Runtime::to_device(p_, host.data(), n_ * sizeof(T));
   }
   std::vector<T> download() const {

@@ -84,7 +84,7 @@ inline std::unique_ptr<void, free_deleter> aligned_buffer(std::size_t bytes) {
 /// warps spread over OpenMP threads. The shape matters only on GPUs.
 template <int W = CALM_HOST_WARP_SIZE, class Body>
 void for_each_index(index_t n, Body body, launch_shape = launch_shape::linear) {
-  require(n >= 0, errc::invalid_argument, "for_each_index: n = " + std::to_string(n) + " is negative");
+  require(n >= 0, errc::invalid_argument, [&] { return "for_each_index: n = " + std::to_string(n) + " is negative"; });
   using mask_t = typename warp<W>::lane_mask;
   index_t const warps = (n + W - 1) / W;
 #pragma omp parallel for schedule(static)
@@ -101,9 +101,9 @@ template <int W = CALM_HOST_WARP_SIZE, class Body>
 void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) {
   require(blocks >= 0, errc::invalid_argument, "for_each_block: negative block count");
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads));
+          [&] { return "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
   require(scratch_bytes <= max_block_scratch_bytes, errc::out_of_range,
-          "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed the host limit");
+          [&] { return "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed the host limit"; });
 #pragma omp parallel
   {
     auto buffer = detail::aligned_buffer(scratch_bytes);
