@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "../core/error.hpp"
@@ -90,7 +91,6 @@ inline constexpr tree_node host[] = {
 #include "models/host.inc"
 };
 static_assert(well_formed(hopper) && well_formed(host), "a fitted tree's children must follow their parents");
-static_assert(sizeof(hopper) / sizeof(hopper[0]) <= 64 && sizeof(host) / sizeof(host[0]) <= 64, "tree_walk carries at most 64 nodes");
 }  // namespace models
 
 /// A fitted tree as the walks read it (a well_formed array of nodes).
@@ -169,41 +169,36 @@ strategy choose_strategy(device_family family, scatter_shape const& shape, Sampl
   return walk_tree(family_tree(family), shape, sample);
 }
 
-/// The rest of a walk, carried to the device: the tree from the node where the known features left
-/// it, their values, and what each leaf's strategy becomes for this call (a block-local strategy on a
-/// table too large for a block becomes hot_key, say). A small value passed to kernels, which finish
-/// the walk from sampled statistics (statistics_of) without a round trip to the host.
+/// The rest of a walk, carried to the device: the subtree below the node where the known features left
+/// it, with the known tests inside it already taken (their values are fixed for the call) and each leaf
+/// already what its strategy becomes for this call (a block-local strategy on a table too large for a
+/// block becomes hot_key, say), renumbered in preorder. A small kernel parameter (a few hundred bytes:
+/// every launch copies it), from which blocks finish the walk on sampled statistics (statistics_of)
+/// without a round trip to the host; the same decisions as walk_tree on the whole tree.
 struct tree_walk {
-  static constexpr int most_nodes = 64;
-  tree_node nodes[most_nodes];
-  double known[known_feature_count];
-  strategy becomes[strategy_count];
-  int start = 0;
+  /// A test of a sampled statistic (left >= 0) or a leaf.
+  struct node {
+    double threshold;
+    feature test;
+    std::int8_t left, right;
+    strategy leaf;
+  };
+  static constexpr int most_nodes = 15;
+  node nodes[most_nodes];
+  int size = 0;
 
   CALM_HD strategy finish(collision_statistics const& s) const {
-    int i = start;
-    while (nodes[i].left >= 0) {  // children follow their parents (well_formed): at most most_nodes steps
-      tree_node const& t = nodes[i];
-      int const f = static_cast<int>(t.test);
-      double const x = f < known_feature_count ? known[f] : sampled_value(t.test, s);
-      i = x <= t.threshold ? t.left : t.right;
-    }
-    return becomes[static_cast<int>(nodes[i].leaf)];
+    int i = 0;
+    while (nodes[i].left >= 0) i = sampled_value(nodes[i].test, s) <= nodes[i].threshold ? nodes[i].left : nodes[i].right;  // children follow parents
+    return nodes[i].leaf;
   }
   /// The strategies the walk may end at, as a bit set (bit s for strategy s); `reads`, if given,
   /// receives the features its tests read (bit f for feature f).
   unsigned reachable(unsigned* reads = nullptr) const {
     unsigned leaves = 0, feats = 0;
-    bool seen[most_nodes] = {};
-    seen[start] = true;
-    for (int i = start; i < most_nodes; ++i) {  // preorder: every node of the subtree after its parent
-      if (!seen[i]) continue;
-      if (nodes[i].left < 0) {
-        leaves |= 1u << static_cast<int>(becomes[static_cast<int>(nodes[i].leaf)]);
-      } else {
-        feats |= 1u << static_cast<int>(nodes[i].test);
-        seen[nodes[i].left] = seen[nodes[i].right] = true;
-      }
+    for (int i = 0; i < size; ++i) {  // every node is reachable
+      if (nodes[i].left < 0) leaves |= 1u << static_cast<int>(nodes[i].leaf);
+      else feats |= 1u << static_cast<int>(nodes[i].test);
     }
     if (reads) *reads = feats;
     return leaves;
@@ -211,16 +206,34 @@ struct tree_walk {
 };
 
 /// The walk of `tree` for `shape`, to be finished on the device from `start` (a node walk_known
-/// stopped at); becomes(s) says what a leaf's strategy turns into.
+/// stopped at); becomes(s) says what a leaf's strategy turns into. False where the subtree holds more
+/// than tree_walk::most_nodes nodes (the host then finishes the walk).
 template <class Becomes>
-tree_walk make_walk(tree_view tree, scatter_shape const& shape, int start, Becomes&& becomes) {
-  require(tree.size <= tree_walk::most_nodes, errc::unsupported, "choose: a tree of more nodes than tree_walk carries");
-  tree_walk w{};
-  for (int i = 0; i < tree.size; ++i) w.nodes[i] = tree[i];
-  for (int f = 0; f < known_feature_count; ++f) w.known[f] = known_value(static_cast<feature>(f), shape);
-  for (int s = 0; s < strategy_count; ++s) w.becomes[s] = becomes(static_cast<strategy>(s));
-  w.start = start;
-  return w;
+bool make_walk(tree_view tree, scatter_shape const& shape, int start, Becomes&& becomes, tree_walk& w) {
+  w = tree_walk{};
+  bool fits = true;
+  // preorder copy: a node's children are placed after it (well_formed holds for the copy too)
+  auto const copy = [&](auto const& self, int i) -> int {
+    while (tree[i].left >= 0 && !is_sampled(tree[i].test)) i = known_value(tree[i].test, shape) <= tree[i].threshold ? tree[i].left : tree[i].right;
+    if (w.size == tree_walk::most_nodes) {
+      fits = false;
+      return 0;
+    }
+    int const at = w.size++;
+    tree_walk::node& n = w.nodes[at];
+    n.threshold = tree[i].threshold;
+    n.test = tree[i].test;
+    n.left = n.right = -1;
+    n.leaf = becomes(tree[i].leaf);
+    if (tree[i].left >= 0) {
+      int const l = self(self, tree[i].left);
+      int const r = self(self, tree[i].right);
+      w.nodes[at].left = static_cast<std::int8_t>(l), w.nodes[at].right = static_cast<std::int8_t>(r);
+    }
+    return at;
+  };
+  copy(copy, start);
+  return fits;
 }
 
 }  // namespace calm

@@ -85,37 +85,22 @@ constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) 
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
 constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
                                      (1u << static_cast<int>(feature::clustering));
-/// The most sample groups whose totals each block sums when it finishes the choice.
+/// The most sample groups whose totals the choice's warp sums (choice_program).
 constexpr index_t device_choice_groups = 1024;
 
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
-/// Whether the block-local memory of every strategy the choice may end at leaves room for the
-/// choice itself (choice_bytes; not so for tables within a few entries of what a block holds).
-template <class T, class Exec>
-bool choice_fits(unsigned reach, index_t bins, bool counting, Exec const& ex) {
-  auto const has = [reach](strategy s) { return reaches(reach, s); };
-  std::size_t const limit = ex.block_local_bytes();
-  if ((has(strategy::privatize) || has(strategy::privatize_peer_reduce)) &&
-      choice_offset(plan_privatize<T>(bins, {}, ex, counting).bytes) + choice_bytes > limit)
-    return false;
-  if constexpr (Exec::has_clusters)
-    if (has(strategy::cluster_privatize) && choice_offset(cluster_bytes<T>(plan_clusters<T>(bins, {}, ex))) + choice_bytes > limit) return false;
-  return choice_offset(hot_key_layout<T>{hot_key_options{}.slots}.bytes()) + choice_bytes <= limit;
-}
-
-/// Launch every strategy the choice may end at, each behind the choice (chosen_program): the blocks of
-/// a strategy not chosen finish the choice and end, so each costs an empty grid. One launch per
-/// strategy, not one program over all: a fused kernel takes the registers of its heaviest program, and
-/// on an H100 that halved the occupancy of naive and privatize (20-200 us more per call, measured).
+/// Launch every strategy the choice may end at, each behind the choice (chosen_program reads it at
+/// `decided`): the blocks of a strategy not chosen end at once, so each costs an empty grid. One launch
+/// per strategy, not one program over all: a fused kernel takes the registers of its heaviest program,
+/// and on an H100 that halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
-void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
+void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
                    index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
   auto const has = [reach](strategy s) { return reaches(reach, s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
-    ex.for_each_resident_block(blocks, threads, choice_offset(bytes) + choice_bytes, run_if_chosen(choice, s, program, bytes));
-    choice.report = nullptr;  // the first launch reports
+    ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program));
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
   if (order != nullptr) {  // fitting_strategy left only warp strategies
@@ -155,9 +140,7 @@ void launch_chosen(device_choice choice, unsigned reach, Op op, K const* keys, V
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
         cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
         std::size_t const bytes = cluster_bytes<T>(plan);
-        launch_clusters(run_if_chosen(choice, strategy::cluster_privatize, program, bytes), plan, n, copt.threads,
-                        choice_offset(bytes) + choice_bytes, form, ex);
-        choice.report = nullptr;
+        launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program), plan, n, copt.threads, cluster_bytes<T>(plan), form, ex);
       }
     }
   });
@@ -199,18 +182,17 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
                       scatter_options const& opt, Exec const& ex) {
   check_atomic_op<Op, T>();
   check_scatter_arguments(who, n, keys, values, table, bins);
-  std::string const w(who);
   int const si = static_cast<int>(opt.strategy);
-  require(si >= 0 && si < strategy_count, errc::invalid_argument, w + ": unknown strategy " + std::to_string(si));
+  require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   bool const block_local = opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce;
   require(!block_local || shape.fits_block, errc::out_of_range,
-          w + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
-              std::to_string(sizeof(T)) + " bytes exceed " + std::to_string(privatize_capacity<T>(ex)));
+          [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
+              std::to_string(sizeof(T)) + " bytes exceed " + std::to_string(privatize_capacity<T>(ex)); });
   if constexpr (clusters_for<Exec, Op, T>() && std::is_same<KeyMap, identity_key>::value)
     require(opt.strategy != strategy::cluster_privatize || bins <= cluster_capacity<T>(ex), errc::out_of_range,
-            w + ": strategy cluster_privatize needs the table in one cluster's memory; " + std::to_string(bins) + " entries exceed " +
-                std::to_string(cluster_capacity<T>(ex)));
+            [&] { return std::string(who) + ": strategy cluster_privatize needs the table in one cluster's memory; " + std::to_string(bins) + " entries exceed " +
+                std::to_string(cluster_capacity<T>(ex)); });
   auto const vals = as_value_source<T>(values);
   auto const fit = [&](strategy s) { return fitting_strategy<Op, T, KeyMap>(s, opt, shape, ex); };
   strategy s = opt.strategy;
@@ -220,16 +202,20 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       if (tree[start].left < 0) return fit(tree[start].leaf);  // no statistics needed
       if (opt.stats != nullptr || n == 0 || bins == 0) return fit(walk_tree(tree, shape, [&] { return opt.stats ? *opt.stats : collision_statistics{}; }));
       sample_plan const plan = plan_sample(keys, n, bins, opt.sample);
-      tree_walk const walk = make_walk(tree, shape, start, fit);
+      tree_walk walk;
+      bool const carried = make_walk(tree, shape, start, fit, walk);
       unsigned reads = 0;
       unsigned const reach = walk.reachable(&reads);
-      bool const on_device = (reach & ~device_choosable) == 0 && (reads & ~device_readable & ~((1u << known_feature_count) - 1)) == 0 &&
-                             plan.groups <= device_choice_groups && choice_fits<T>(reach, bins, shape.counting, ex);
+      bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0 &&
+                             plan.groups <= device_choice_groups;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
-      workspace<Exec> ws(ex, static_cast<std::size_t>(plan.groups) * sizeof(collision_totals));
+      std::size_t const totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(collision_totals);
+      workspace<Exec> ws(ex, totals_bytes + sizeof(strategy));
       collision_totals* const totals = ws.template at<collision_totals>(0);
       launch_sample(keys, n, bins, plan, key_map, totals, nullptr, 0, ex);
-      launch_chosen(device_choice{totals, plan.groups, walk, opt.chosen}, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
+      strategy* const decided = ws.template at<strategy>(totals_bytes);
+      ex.for_each_block(1, choice_threads, choice_bytes, choice_program{totals, plan.groups, walk, decided, opt.chosen});
+      launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
       return strategy::automatic;  // chosen on the device
     };
     s = choose();
@@ -253,9 +239,9 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
 /// (counted into opt.skipped if given). Throws calm::error before launching on a bad argument (null
 /// pointers, negative sizes, a block-local strategy forced on a table too large for it), leaving the
 /// table as it was. Asynchronous on a GPU (ex's stream), automatic included: where the tree asks for
-/// sampled statistics (and opt.stats gives none), a small kernel samples the keys and the scatter's
-/// own blocks finish the choice on the device. Returns the strategy that ran, or strategy::automatic
-/// when the device chose (opt.chosen then receives the choice).
+/// sampled statistics (and opt.stats gives none), a small kernel samples the keys, one warp finishes
+/// the choice on the device, and each strategy the choice may end at is launched behind it. Returns
+/// the strategy that ran, or strategy::automatic when the device chose (opt.chosen then receives it).
 ///
 ///   calm::scatter(calm::plus{}, keys, weights, n, table, bins);                 // automatic
 ///   calm::scatter(calm::max{}, keys, values, n, table, bins, {calm::strategy::peer_reduce});

@@ -42,9 +42,10 @@ SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 
 
-def load_inputs(path, sampling=None):
+def load_inputs(path, sampling=None, sampled_path=None):
     """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}
-    stats_time: the input's "sampling" case, else `sampling` (seconds) if given, else its "stats" case."""
+    stats_time: `sampled_path` (seconds) if given, else the input's "sampling" case, else `sampling` if
+    given, else its "stats" case."""
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -82,7 +83,9 @@ def load_inputs(path, sampling=None):
             rec["times"][case] = t
     out = {}
     for k, r in inputs.items():
-        if "sampling_time" in r:
+        if sampled_path is not None:
+            r["stats_time"] = sampled_path
+        elif "sampling_time" in r:
             r["stats_time"] = r["sampling_time"]
         elif sampling is not None:
             r["stats_time"] = sampling
@@ -272,10 +275,15 @@ def main():
     ap.add_argument("--report")
     ap.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
     ap.add_argument("--sampling-us", type=float, help="the sampling time of inputs without a 'sampling' case (files from before it)")
+    ap.add_argument("--sampled-path-us", type=float,
+                    help="what a sampled choice adds to every input, overriding the files' sampling cases: automatic's time less "
+                         "the forced time of the strategy it ran, measured (sampling kernel, the launches behind the choice)")
+    ap.add_argument("--heldout", help="a held-out file: predict the fitted tree's score on it from its forced times (before measuring)")
     a = ap.parse_args()
+    us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
     inputs = {}
     for path in a.train:
-        for k, r in load_inputs(path, a.sampling_us * 1e-6 if a.sampling_us is not None else None).items():
+        for k, r in load_inputs(path, us(a.sampling_us), us(a.sampled_path_us)).items():
             inputs[k[1:]] = r  # (workload, distribution, bins, log2 keys): the set name is dropped
     inputs = {("train",) + k: r for k, r in inputs.items()}
     keys = sorted(inputs)
@@ -293,6 +301,13 @@ def main():
     for s in STRATEGIES:
         xs = [x for x in fixed[s] if x > 0]
         lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
+    if a.heldout:
+        held = load_inputs(a.heldout, us(a.sampling_us), us(a.sampled_path_us))
+        xs = [(held[k]["best"] / chosen_time(held, k, tree)[0], k) for k in sorted(held)]
+        sampled = [x for x, k in xs if predict(tree, held[k]["features"])[1]]
+        lines.append(f"\nPredicted on `{a.heldout}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "
+                     f"geo mean {geo([x for x, _ in xs]):.3f}, min {min(x for x, _ in xs):.3f}, {sum(x < 0.9 for x, _ in xs)} below 0.9; "
+                     f"{len(sampled)} sampled, geo mean {geo(sampled) if sampled else 1.0:.3f}.")
     if not a.no_loo:
         by_wl = defaultdict(list)
         for i, k in enumerate(keys):

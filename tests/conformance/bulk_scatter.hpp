@@ -221,6 +221,27 @@ constexpr calm::tree_node distinct_keys_tree[] = {
     /* 1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
     /* 2 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
+/// A sampled subtree of 17 nodes, more than tree_walk carries: the host samples and waits.
+constexpr calm::tree_node deep_tree[] = {
+    /*  0 */ {feature::warp_level, 0.9, 1, 2, strategy::automatic},
+    /*  1 */ {feature::warp_level, 0.8, 3, 4, strategy::automatic},
+    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  3 */ {feature::warp_level, 0.7, 5, 6, strategy::automatic},
+    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  5 */ {feature::warp_level, 0.6, 7, 8, strategy::automatic},
+    /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  7 */ {feature::warp_level, 0.5, 9, 10, strategy::automatic},
+    /*  8 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  9 */ {feature::warp_level, 0.4, 11, 12, strategy::automatic},
+    /* 10 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 11 */ {feature::warp_level, 0.3, 13, 14, strategy::automatic},
+    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 13 */ {feature::warp_level, 0.2, 15, 16, strategy::automatic},
+    /* 14 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 15 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 16 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+};
+static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
 
 /// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
 /// sample, so the same statistics), and the table against the sequential reference.
@@ -269,6 +290,47 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
+}
+
+TEST_CASE("automatic: the walk carried to the device decides as the walk of the whole tree", "[bulk]") {
+  using namespace calm_test;
+  auto g = rng(2718);
+  std::uniform_real_distribution<double> level(0.0, 1.0);
+  exec const ex{};
+  int carried = 0;
+  for (calm::tree_view const tree : {calm::family_tree(calm::device_family::nvidia_gpu), calm::family_tree(calm::device_family::host),
+                                     calm::view_of(every_group_tree)}) {
+    for (index_t bins : {1, 7, 300, 6000, 40000, 300000, 5000000})
+      for (index_t n : {1000, 1 << 20, 1 << 26})
+        for (int type = 0; type < 3; ++type) {
+          calm::scatter_shape shape = type == 0   ? calm::detail::shape_of<calm::plus, std::uint32_t>(n, bins, true, ex)
+                                      : type == 1 ? calm::detail::shape_of<calm::plus, float>(n, bins, false, ex)
+                                                  : calm::detail::shape_of<calm::max, double>(n, bins, false, ex);
+          int const start = calm::walk_known(tree, shape);
+          calm::tree_walk walk;
+          if (!calm::make_walk(tree, shape, start, [](calm::strategy s) { return s; }, walk)) continue;
+          ++carried;
+          CHECK(walk.size >= 1);
+          for (int i = 0; i < walk.size; ++i)  // preorder: children after their parent, tests only of sampled features
+            if (walk.nodes[i].left >= 0) {
+              CHECK(walk.nodes[i].left > i);
+              CHECK(walk.nodes[i].right > i);
+              CHECK(calm::is_sampled(walk.nodes[i].test));
+            }
+          for (int trial = 0; trial < 40; ++trial) {
+            calm::collision_statistics st;
+            st.warp_level = level(g), st.block_level = level(g), st.clustering = level(g);
+            st.all_thread_level = 1.0 + 100.0 * level(g);
+            INFO("bins " << bins << ", n " << n << ", type " << type << ", trial " << trial);
+            CHECK(walk.finish(st) == calm::walk_tree(tree, shape, [&] { return st; }));
+          }
+        }
+  }
+  CHECK(carried > 0);
+  calm::tree_walk walk;
+  calm::scatter_shape const shape = calm::detail::shape_of<calm::plus, float>(1000, 100, false, ex);
+  CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 17 nodes
 }
 
 #if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_HIP)
