@@ -2,7 +2,7 @@
 # Install the Debian packages calm's builds need, only those missing. Usage:
 #   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [plot]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
-# ROCm headers and device libraries; kokkos: Debian's Kokkos (Serial); plot: matplotlib (perf/plot.py).
+# ROCm headers, device libraries and rocPRIM (the HIP peer of the perf suite); kokkos: Debian's Kokkos (Serial); plot: matplotlib (perf/plot.py).
 # Runs apt-get as root (or sudo).
 set -euo pipefail
 
@@ -10,7 +10,7 @@ declare -A groups=(
   [base]="cmake g++ ninja-build"
   [test]="catch2"
   [perf]="libbenchmark-dev"
-  [hip]="hipcc clang-15 libamdhip64-dev rocm-device-libs"
+  [hip]="hipcc clang-15 libamdhip64-dev rocm-device-libs librocprim-dev"
   [kokkos]="libtrilinos-kokkos-dev"
   [plot]="python3-matplotlib"
 )

@@ -1,5 +1,5 @@
 // The bulk front door (calm::scatter, calm::histogram) with every strategy forced and with
-// strategy::automatic (sampling included), beside cub::DeviceHistogram (CUDA), on the training inputs the
+// strategy::automatic (sampling included), beside cub::DeviceHistogram (CUDA; rocprim::histogram_even on HIP), on the training inputs the
 // tree is fitted to and on held-out inputs (new distributions, table sizes and key counts). The
 // "stats" case of each input records its collision statistics and their sampling time.
 //
@@ -16,9 +16,6 @@
 #include <cmath>
 #include <memory>
 
-#if defined(CALM_BACKEND_CUDA)
-#include <cub/device/device_histogram.cuh>
-#endif
 
 namespace calm_bench {
 namespace {
@@ -167,17 +164,13 @@ void sampling_case(benchmark::State& state, input in) {
   for (auto _ : state) state.SetIterationTime(std::max(0.0, time_device(sample) - waits[25]));
 }
 
-#if defined(CALM_BACKEND_CUDA)
-void cub_case(benchmark::State& state, input in) {
+#if defined(CALM_BENCH_VENDOR)
+void vendor_case(benchmark::State& state, input in) {
   std::size_t const n = std::size_t(1) << in.log2_n;
   std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
   backend::device_buffer<std::uint32_t> hist(in.bins);
   std::size_t temp_bytes = 0;
-  auto call = [&](void* temp) {
-    cudaError_t const e = cub::DeviceHistogram::HistogramEven(temp, temp_bytes, pk, hist.data(), static_cast<int>(in.bins + 1), 0u,
-                                                              in.bins, static_cast<int>(n));
-    if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, cudaGetErrorString(e));
-  };
+  auto call = [&](void* temp) { vendor_histogram_even(temp, temp_bytes, pk, hist.data(), in.bins, n); };
   try {
     call(nullptr);
     backend::device_buffer<unsigned char> temp(temp_bytes);
@@ -201,9 +194,9 @@ void register_input(input const& in) {
   reg(base + "sampling", sampling_case<T>, in);
   for (int s = 0; s < calm::strategy_count; ++s)
     reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s));
-#if defined(CALM_BACKEND_CUDA)
+#if defined(CALM_BENCH_VENDOR)
   // beyond 2^20 bins CUB 2.x (CUDA 13.0) ends in an illegal address at 2^24 bins, and the error is sticky
-  if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + "cub", cub_case, in);
+  if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + CALM_BENCH_VENDOR, vendor_case, in);
 #endif
 }
 

@@ -12,6 +12,20 @@
 #include <string>
 #include <vector>
 
+// The vendor's device-wide primitives, the peers of calm in the same process: CUB on CUDA, rocPRIM on
+// HIP where it is installed (Debian: librocprim-dev; hipCUB is not packaged, and wraps rocPRIM).
+#if defined(CALM_BACKEND_CUDA)
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
+#define CALM_BENCH_VENDOR "cub"
+#elif defined(CALM_BACKEND_HIP) && __has_include(<rocprim/device/device_histogram.hpp>)
+#include <iostream>  // rocPRIM 5.3's debug output uses std::cout without including <iostream>
+#include <limits>
+#include <rocprim/device/device_histogram.hpp>
+#include <rocprim/device/device_reduce.hpp>
+#define CALM_BENCH_VENDOR "rocprim"
+#endif
+
 namespace calm_bench {
 
 namespace backend = calm::backend;
@@ -88,5 +102,32 @@ inline void report_bytes(benchmark::State& state, double bytes, double items) {
   state.counters["of_copy"] = benchmark::Counter(bytes / copy_rate(), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["of_read"] = benchmark::Counter(bytes / read_rate(), benchmark::Counter::kIsIterationInvariantRate);
 }
+
+#if defined(CALM_BENCH_VENDOR)
+/// The vendor's even histogram (CUB's HistogramEven, rocPRIM's histogram_even) of keys[0, n) into
+/// bins unit-wide bins over [0, bins): with temp == nullptr it sets temp_bytes (the two-call protocol
+/// of both libraries). Throws calm::error on a failed call.
+inline void vendor_histogram_even(void* temp, std::size_t& temp_bytes, std::uint32_t const* keys, std::uint32_t* hist, std::uint32_t bins,
+                                  std::size_t n) {
+#if defined(CALM_BACKEND_CUDA)
+  cudaError_t const e = cub::DeviceHistogram::HistogramEven(temp, temp_bytes, keys, hist, static_cast<int>(bins + 1), 0u, bins, static_cast<int>(n));
+  if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, std::string("cub HistogramEven: ") + cudaGetErrorString(e));
+#else
+  hipError_t const e = rocprim::histogram_even(temp, temp_bytes, keys, static_cast<unsigned int>(n), hist, bins + 1, 0u, bins);
+  if (e != hipSuccess) throw calm::error(calm::errc::backend_failure, std::string("rocprim histogram_even: ") + hipGetErrorString(e));
+#endif
+}
+
+/// The vendor's maximum (CUB's DeviceReduce::Max, rocPRIM's reduce with maximum) of v[0, n) into *out.
+inline void vendor_max(void* temp, std::size_t& temp_bytes, float const* v, float* out, std::size_t n) {
+#if defined(CALM_BACKEND_CUDA)
+  cudaError_t const e = cub::DeviceReduce::Max(temp, temp_bytes, v, out, static_cast<int>(n));
+  if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, std::string("cub DeviceReduce::Max: ") + cudaGetErrorString(e));
+#else
+  hipError_t const e = rocprim::reduce(temp, temp_bytes, v, out, std::numeric_limits<float>::lowest(), n, rocprim::maximum<float>());
+  if (e != hipSuccess) throw calm::error(calm::errc::backend_failure, std::string("rocprim reduce: ") + hipGetErrorString(e));
+#endif
+}
+#endif
 
 }  // namespace calm_bench

@@ -1,14 +1,11 @@
 // Privatized tables (calm::privatize_scatter) beside the peers in the same process: naive device atomics,
-// cub::DeviceHistogram::HistogramEven (CUDA), an OpenMP array reduction and std::atomic (host). Also the
+// cub::DeviceHistogram::HistogramEven (CUDA), rocprim::histogram_even (HIP, if installed), an OpenMP array reduction and std::atomic (host). Also the
 // replication sweep (copies R, padding, mapping) behind calm's rule for R.
 #include "bench_common.hpp"
 
 #include <atomic>
 #include <cmath>
 
-#if defined(CALM_BACKEND_CUDA)
-#include <cub/device/device_histogram.cuh>
-#endif
 
 namespace calm_bench {
 namespace {
@@ -125,21 +122,17 @@ void naive_case(benchmark::State& state, dist d, std::uint32_t bins) {
   report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (Weighted ? sizeof(float) : 0)), static_cast<double>(n));
 }
 
-#if defined(CALM_BACKEND_CUDA)
-void cub_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
+#if defined(CALM_BENCH_VENDOR)
+void vendor_histogram(benchmark::State& state, dist d, std::uint32_t bins) {
   std::size_t const n = keys_n();
   std::uint32_t const* pk = device_keys(bins, d).data();
   backend::device_buffer<std::uint32_t> hist(bins);
   std::size_t temp_bytes = 0;
-  auto call = [&](void* temp) {
-    cudaError_t const e = cub::DeviceHistogram::HistogramEven(temp, temp_bytes, pk, hist.data(), static_cast<int>(bins + 1), 0u, bins,
-                                                              static_cast<int>(n));
-    if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, cudaGetErrorString(e));
-  };
+  auto call = [&](void* temp) { vendor_histogram_even(temp, temp_bytes, pk, hist.data(), bins, n); };
   call(nullptr);
   backend::device_buffer<unsigned char> temp(temp_bytes);
   call(temp.data());
-  if (!counts_ok(hist.download(), n)) state.SkipWithError("cub histogram lost counts");
+  if (!counts_ok(hist.download(), n)) state.SkipWithError(CALM_BENCH_VENDOR " histogram lost counts");
   for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
   report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
 }
@@ -209,8 +202,8 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
     for (std::uint32_t bins : hist_bins) {
       add("histogram" + tail("privatize", d, bins), privatized_histogram<calm::naive>, calm::naive{}, d, bins, automatic);
       add("histogram" + tail("privatize_peer", d, bins), privatized_histogram<calm::peer_reduce>, calm::peer_reduce{}, d, bins, automatic);
-#if defined(CALM_BACKEND_CUDA)
-      add("histogram" + tail("cub", d, bins), cub_histogram, d, bins);
+#if defined(CALM_BENCH_VENDOR)
+      add("histogram" + tail(CALM_BENCH_VENDOR, d, bins), vendor_histogram, d, bins);
 #endif
 #if defined(CALM_BACKEND_OPENMP)
       add("histogram" + tail("omp_reduction", d, bins), omp_reduction_histogram, d, bins);

@@ -1,14 +1,11 @@
 // The global maximum by the four schemes of 003 (calm::reduce_idempotent) beside cub::DeviceReduce::Max
-// (CUDA) and an OpenMP max reduction (host), on random and on increasing values (the worst case for
+// (CUDA), rocprim::reduce (HIP, if installed) and an OpenMP max reduction (host), on random and on increasing values (the worst case for
 // culling: nearly every value raises the maximum seen so far).
 #include "bench_common.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#if defined(CALM_BACKEND_CUDA)
-#include <cub/device/device_reduce.cuh>
-#endif
 
 namespace calm_bench {
 namespace {
@@ -52,20 +49,17 @@ void calm_max(benchmark::State& state, calm::two_level scheme, bool increasing, 
   report_bytes(state, static_cast<double>(n) * sizeof(float), static_cast<double>(n));
 }
 
-#if defined(CALM_BACKEND_CUDA)
-void cub_max(benchmark::State& state, bool increasing) {
+#if defined(CALM_BENCH_VENDOR)
+void vendor_max_case(benchmark::State& state, bool increasing) {
   std::size_t const n = values_n();
   float const* pv = values(increasing).data();
   backend::device_buffer<float> out(1);
   std::size_t temp_bytes = 0;
-  auto call = [&](void* temp) {
-    cudaError_t const e = cub::DeviceReduce::Max(temp, temp_bytes, pv, out.data(), static_cast<int>(n));
-    if (e != cudaSuccess) throw calm::error(calm::errc::backend_failure, cudaGetErrorString(e));
-  };
+  auto call = [&](void* temp) { vendor_max(temp, temp_bytes, pv, out.data(), n); };
   call(nullptr);
   backend::device_buffer<unsigned char> temp(temp_bytes);
   call(temp.data());
-  if (out.download()[0] != expected_max(increasing)) state.SkipWithError("cub: wrong maximum");
+  if (out.download()[0] != expected_max(increasing)) state.SkipWithError(CALM_BENCH_VENDOR ": wrong maximum");
   for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
   report_bytes(state, static_cast<double>(n) * sizeof(float), static_cast<double>(n));
 }
@@ -100,8 +94,8 @@ void add(std::string const& name, F f, A... a) {
     for (auto s : {calm::two_level::naive, calm::two_level::cull, calm::two_level::block_reduce, calm::two_level::block_atomic})
       add(std::string("global_max/") + calm::to_string(s) + d, calm_max, s, inc, false);
     add("global_max/calm" + d, calm_max, calm::global_extremum_scheme, inc, true);
-#if defined(CALM_BACKEND_CUDA)
-    add("global_max/cub" + d, cub_max, inc);
+#if defined(CALM_BENCH_VENDOR)
+    add("global_max/" CALM_BENCH_VENDOR + d, vendor_max_case, inc);
 #endif
 #if defined(CALM_BACKEND_OPENMP)
     add("global_max/omp_reduction" + d, omp_max, inc);

@@ -77,7 +77,7 @@ def load_inputs(path, sampling=None, sampled_path=None):
         elif case == "automatic":
             rec["auto"] = t
             rec["auto_ran"] = int(b.get("ran", -1))
-        elif case == "cub":
+        elif case in ("cub", "rocprim"):  # the vendor's histogram (CUDA, HIP)
             rec["cub"] = t
         elif case in STRATEGIES:
             rec["times"][case] = t

@@ -46,7 +46,7 @@ def plot(doc, out_dir, prefix):
                 pts = sorted((b, cells[impl][0]) for (w, dd, b), cells in rows.items() if w == workload and dd == d and impl in cells)
                 if not pts:
                     continue
-                style = "-" if impl.startswith("calm") or impl in ("automatic",) else "--" if impl in ("cub", "omp_reduction", "std_atomic", "kokkos") else "-"
+                style = "-" if impl.startswith("calm") or impl in ("automatic",) else "--" if impl in ("cub", "rocprim", "omp_reduction", "std_atomic", "kokkos") else "-"
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, label=impl, color=colors(k % colors.N),
                         linewidth=2.2 if impl in ("calm", "automatic") else 1.2)
             if read == read:  # not NaN
