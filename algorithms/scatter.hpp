@@ -139,7 +139,6 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
         cluster_options const copt{};
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
         cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
-        std::size_t const bytes = cluster_bytes<T>(plan);
         launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program), plan, n, copt.threads, cluster_bytes<T>(plan), form, ex);
       }
     }
