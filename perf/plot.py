@@ -12,6 +12,7 @@ matplotlib (Debian: python3-matplotlib; cmake/install_deps.sh plot).
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,8 +63,10 @@ def plot(doc, out_dir, prefix):
             axes[j // cols][j % cols].axis("off")
         handles, labels = axes[0][0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 7), fontsize=8, frameon=False)
+        m = re.search(r"_log2n(\d+)$", workload)  # the bulk sweep's workloads name their own key count
+        keys = 2 ** int(m.group(1)) if m else ctx.get("calm_keys", "?")
         fig.suptitle("%s: %s (%s), %s keys, %s" % (workload, ctx.get("calm_device", "?"), ctx.get("calm_backend", "?"),
-                                                  ctx.get("calm_keys", "?"), ctx.get("date", "?")[:10]), fontsize=10)
+                                                  keys, ctx.get("date", "?")[:10]), fontsize=10)
         fig.tight_layout(rect=(0, 0.08, 1, 0.95))
         path = os.path.join(out_dir, "%s-%s.png" % (prefix, workload))
         fig.savefig(path, dpi=90)
