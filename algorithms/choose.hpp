@@ -224,7 +224,7 @@ bool make_walk(tree_view tree, scatter_shape const& shape, int start, Becomes&& 
     n.threshold = tree[i].threshold;
     n.test = tree[i].test;
     n.left = n.right = -1;
-    n.leaf = becomes(tree[i].leaf);
+    n.leaf = tree[i].left < 0 ? becomes(tree[i].leaf) : strategy::automatic;  // a test's leaf is never read
     if (tree[i].left >= 0) {
       int const l = self(self, tree[i].left);
       int const r = self(self, tree[i].right);

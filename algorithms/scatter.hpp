@@ -204,7 +204,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       tree_walk walk;
       bool const carried = make_walk(tree, shape, start, fit, walk);
       unsigned reads = 0;
-      unsigned const reach = walk.reachable(&reads);
+      unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0 &&
                              plan.groups <= device_choice_groups;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));

@@ -16,7 +16,6 @@
 #include <cmath>
 #include <memory>
 
-
 namespace calm_bench {
 namespace {
 
