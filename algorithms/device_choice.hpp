@@ -1,13 +1,15 @@
 // calm/algorithms/device_choice.hpp: strategy::automatic finished on the device: the sampled statistics
-// (000 §3.3) summed and the fitted tree walked by one warp, whose choice the strategies' launches read.
+// (000 §3.3) summed and the fitted tree walked by one warp, whose choice selects the strategy that runs.
 #pragma once
 
 #include <type_traits>
 
 #include "../core/exec.hpp"
+#include "../core/launch_key.hpp"
 #include "choose.hpp"
 #include "collision_stats.hpp"
 #include "group_reduce.hpp"
+#include "workspace.hpp"
 
 namespace calm {
 namespace detail {
@@ -73,6 +75,23 @@ struct chosen_program {
 template <class Program>
 chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program) {
   return {decided, id, program};
+}
+
+template <class Exec, class = void>
+struct records_launches : std::false_type {};
+template <class Exec>
+struct records_launches<Exec, std::enable_if_t<Exec::has_launch_graphs>> : std::true_type {};
+
+/// launches(ex, ws) with ws `bytes` of workspace: the launches of a call decided on the device (the
+/// sampling, choice_program, each strategy it may pick behind run_if_chosen). Where the exec records
+/// graphs (CUDA) and the call repeats with the same key, they run as one recorded graph; else they are
+/// launched one by one with a workspace of this call's.
+template <class Exec, class Launches>
+void launch_decided(Exec const& ex, launch_key const& key, std::size_t bytes, Launches const& launches) {
+  if constexpr (records_launches<Exec>::value)
+    if (Exec::launch_recorded(ex, key, bytes, launches)) return;
+  workspace<Exec> ws(ex, bytes);
+  launches(ex, ws.template at<unsigned char>(0));
 }
 
 }  // namespace detail

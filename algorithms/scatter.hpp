@@ -7,6 +7,7 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
+#include "../core/launch_key.hpp"
 #include "choose.hpp"
 #include "cluster_privatize.hpp"
 #include "collision_stats.hpp"
@@ -91,10 +92,11 @@ constexpr index_t device_choice_groups = 1024;
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
-/// Launch every strategy the choice may end at, each behind the choice (chosen_program reads it at
-/// `decided`): the blocks of a strategy not chosen end at once, so each costs an empty grid. One launch
-/// per strategy, not one program over all: a fused kernel takes the registers of its heaviest program,
-/// and on an H100 that halved the occupancy of naive and privatize (20-200 us more per call, measured).
+/// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
+/// reads it at `decided`): the blocks of a strategy not chosen end at once, so each costs an empty grid
+/// (about 1 us in a recorded graph, 2-3 us launched from the host). One launch per strategy, not one
+/// program over all: a fused kernel takes the registers of its heaviest program, and on an H100 that
+/// halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
                    index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
@@ -208,13 +210,20 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0 &&
                              plan.groups <= device_choice_groups;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
+      // the workspace: the sampled groups' totals, then the choice
       std::size_t const totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(collision_totals);
-      workspace<Exec> ws(ex, totals_bytes + sizeof(strategy));
-      collision_totals* const totals = ws.template at<collision_totals>(0);
-      launch_sample(keys, n, bins, plan, key_map, totals, nullptr, 0, ex);
-      strategy* const decided = ws.template at<strategy>(totals_bytes);
-      ex.for_each_block(1, choice_threads, choice_bytes, choice_program{totals, plan.groups, walk, decided, opt.chosen});
-      launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
+      auto const launches = [&](Exec const& e, unsigned char* ws) {
+        auto* const totals = reinterpret_cast<collision_totals*>(ws);
+        auto* const decided = reinterpret_cast<strategy*>(ws + totals_bytes);
+        launch_sample(keys, n, bins, plan, key_map, totals, nullptr, 0, e);
+        e.for_each_block(1, choice_threads, choice_bytes, choice_program{totals, plan.groups, walk, decided, opt.chosen});
+        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, e);
+      };
+      launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
+      key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
+      for (int i = 0; i < walk.size; ++i)
+        key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
+      launch_decided(ex, key, totals_bytes + sizeof(strategy), launches);
       return strategy::automatic;  // chosen on the device
     };
     s = choose();
@@ -239,8 +248,10 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
 /// pointers, negative sizes, a block-local strategy forced on a table too large for it), leaving the
 /// table as it was. Asynchronous on a GPU (ex's stream), automatic included: where the tree asks for
 /// sampled statistics (and opt.stats gives none), a small kernel samples the keys, one warp finishes
-/// the choice on the device, and each strategy the choice may end at is launched behind it. Returns
-/// the strategy that ran, or strategy::automatic when the device chose (opt.chosen then receives it).
+/// the choice on the device, and each strategy the choice may end at is launched behind it (on CUDA,
+/// a call repeated with the same arguments, buffers and stream launches these as one graph recorded at
+/// the second call; exec.launch_graphs = false turns that off). Returns the strategy that ran, or
+/// strategy::automatic when the device chose (opt.chosen then receives it).
 ///
 ///   calm::scatter(calm::plus{}, keys, weights, n, table, bins);                 // automatic
 ///   calm::scatter(calm::max{}, keys, values, n, table, bins, {calm::strategy::peer_reduce});

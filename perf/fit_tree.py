@@ -42,10 +42,11 @@ SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 
 
-def load_inputs(path, sampling=None, sampled_path=None):
+def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic"):
     """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}
     stats_time: `sampled_path` (seconds) if given, else the input's "sampling" case, else `sampling` if
-    given, else its "stats" case."""
+    given, else its "stats" case. "auto" is the case named `auto_case` (automatic_launches: without the
+    graph CUDA records for repeated calls)."""
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -74,7 +75,7 @@ def load_inputs(path, sampling=None, sampled_path=None):
             if copies is None:
                 copies = replication_for(int(bins), int(f["value_bytes"]), H100_COPY_BUDGET, 8 if f["counting"] else 32) if f["fits_block"] else 0
             f["log2_copies"] = math.log2(copies) if copies > 0 else -1.0
-        elif case == "automatic":
+        elif case == auto_case:
             rec["auto"] = t
             rec["auto_ran"] = int(b.get("ran", -1))
         elif case in ("cub", "rocprim"):  # the vendor's histogram (CUDA, HIP)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../../core/error.hpp"
+#include "graph_record.hpp"
 #include "runtime.hpp"
 
 namespace calm {
@@ -86,10 +87,18 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
   CALM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, body));
 }
 
-/// The CUDA execution policy (core/exec.hpp) with clusters: has_clusters, max_cluster_size() and
-/// for_each_resident_cluster.
+/// The CUDA execution policy (core/exec.hpp) with clusters (has_clusters, max_cluster_size() and
+/// for_each_resident_cluster) and repeated decided calls launched as recorded graphs (graph_record.hpp).
 struct exec : gpu::exec<warp, runtime> {
   static constexpr bool has_clusters = true;
+  static constexpr bool has_launch_graphs = true;
+  /// Whether a call repeated with the same arguments may launch the graph recorded for it (off: every
+  /// call launches its kernels one by one, as the first does).
+  bool launch_graphs = true;
+  template <class Exec, class Launches>
+  static bool launch_recorded(Exec const& ex, launch_key const& key, std::size_t bytes, Launches const& launches) {
+    return cuda::launch_recorded(ex, key, bytes, launches);
+  }
   /// Whether cluster programs may apply Op to T in another block's shared memory. 64-bit and/or/xor
   /// are left out: atomicXor on 64-bit words of distributed shared memory gave wrong tables on an
   /// H100 (CUDA 13.0, driver 580.159; tests/conformance/strategy_cluster.hpp), while 64-bit add, min

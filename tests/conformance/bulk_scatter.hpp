@@ -333,6 +333,63 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
   CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 17 nodes
 }
 
+TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers hold (a recorded graph on CUDA)", "[bulk]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1001, 40003);
+  index_t const bins = GENERATE(3, 4099, 70001);
+  CAPTURE(name, warp_size(), n, bins);
+  exec const ex{};
+  calm::tree_view const tree = calm::view_of(every_group_tree);
+  buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
+  buffer<float> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins));
+  buffer<std::uint32_t> hist(static_cast<std::size_t>(bins));
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+  calm::scatter_options opt;
+  opt.chosen = chosen.data();
+  auto g = rng(4242 + static_cast<int>(n + bins));
+  // the same pointers, sizes and types every call: on CUDA the second call records a graph and the later
+  // ones launch it, so the choice must still follow the keys the buffer holds at each call
+#if defined(CALM_BACKEND_CUDA)
+  std::uint64_t const recorded = calm::cuda::recorded_graphs();
+#endif
+  int round = 0;
+  for (keys_kind kind : {keys_kind::uniform_many, keys_kind::one, keys_kind::runs, keys_kind::hot, keys_kind::uniform_few, keys_kind::one,
+                         keys_kind::zipf, keys_kind::image, keys_kind::uniform_many}) {
+    INFO("round " << round++ << ": " << to_string(kind));
+    auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+    auto const vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+    auto const init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
+    auto const hinit = random_operands<calm::plus, std::uint32_t>(static_cast<std::size_t>(bins), g);
+    dk.upload(keys);
+    dv.upload(vals);
+    table.upload(init);
+    hist.upload(hinit);
+    auto const stats = [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); };
+    for (bool weighted : {true, false}) {
+      calm::scatter_shape const shape = weighted ? calm::detail::shape_of<calm::plus, float>(n, bins, false, ex)
+                                                 : calm::detail::shape_of<calm::plus, std::uint32_t>(n, bins, true, ex);
+      calm::strategy const leaf = calm::walk_tree(tree, shape, stats);
+      calm::strategy const want = weighted ? calm::detail::fitting_strategy<calm::plus, float, calm::detail::identity_key>(leaf, opt, shape, ex)
+                                           : calm::detail::fitting_strategy<calm::plus, std::uint32_t, calm::detail::identity_key>(leaf, opt, shape, ex);
+      INFO("weighted " << weighted << ": the host walks to " << calm::to_string(leaf) << ", which runs as " << calm::to_string(want));
+      calm::strategy const ran =
+          weighted ? calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
+                                                calm::detail::identity_key{}, opt, ex)
+                   : calm::detail::bulk_scatter(tree, "histogram", calm::plus{}, dk.data(), calm::constant(std::uint32_t(1)), n, hist.data(), bins,
+                                                calm::detail::identity_key{}, opt, ex);
+      synchronize();
+      CHECK(ran == calm::strategy::automatic);  // every_group_tree samples for tables of 3 entries and more
+      CHECK(chosen.download()[0] == want);
+    }
+    verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "repeated automatic scatter");
+    std::vector<std::uint32_t> ones(keys.size(), 1u);
+    verify_scatter<calm::plus, std::uint32_t>(hinit, keys, ones, hist.download(), "repeated automatic histogram");
+  }
+#if defined(CALM_BACKEND_CUDA)
+  CHECK(calm::cuda::recorded_graphs() == recorded + 2);  // one per call: the weighted scatter and the histogram
+#endif
+}
+
 #if defined(CALM_BACKEND_CUDA) || defined(CALM_BACKEND_HIP)
 TEST_CASE("bulk calls on a stream of the caller's", "[bulk]") {
   using namespace calm_test;
