@@ -98,9 +98,10 @@ calm::strategy bulk_call(input const& in, calm::strategy s, T* table, calm::scat
 }
 
 /// The default exec, with the graphs of repeated decided calls off where `graphs` is false (CUDA).
-calm::default_exec exec_with(bool graphs) {
-  calm::default_exec ex{};
-  if constexpr (calm::detail::records_launches<calm::default_exec>::value) ex.launch_graphs = graphs;
+template <class Exec>
+Exec exec_with(bool graphs) {
+  Exec ex{};
+  if constexpr (calm::detail::records_launches<Exec>::value) ex.launch_graphs = graphs;
   else (void)graphs;
   return ex;
 }
@@ -112,7 +113,7 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s, bool graphs)
   backend::device_buffer<T> table(in.bins);
   table.fill_bytes(0);
   calm::strategy ran = s;
-  calm::default_exec const ex = exec_with(graphs);
+  calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
   double record = 0;
   try {
     backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
