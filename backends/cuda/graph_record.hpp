@@ -33,7 +33,7 @@ struct graph_cache {
   std::mutex lock;
   std::unordered_map<std::string, recorded_graph> graphs;
   std::uint64_t clock = 0;
-  std::uint64_t recorded = 0;  ///< graphs recorded so far (for tests)
+  std::uint64_t launched = 0;  ///< launches of recorded graphs so far (for tests)
 
   static graph_cache& get() {
     static graph_cache* const cache = new graph_cache;
@@ -130,7 +130,6 @@ bool launch_recorded(Exec const& ex, launch_key const& key, std::size_t bytes, L
       e.stream = r.stream();
       launches(e, static_cast<unsigned char*>(g.workspace));
       g.exec = r.instantiate();
-      ++cache.recorded;
     } catch (error const&) {  // launch as before, for this key
       detail::graph_cache::drop(g);
       g.failed = true;
@@ -140,14 +139,15 @@ bool launch_recorded(Exec const& ex, launch_key const& key, std::size_t bytes, L
     }
   }
   CALM_CUDA_CHECK(cudaGraphLaunch(g.exec, ex.stream));
+  ++cache.launched;
   return true;
 }
 
-/// How many graphs launch_recorded has recorded in this process.
-inline std::uint64_t recorded_graphs() {
+/// How many times launch_recorded has launched a recorded graph in this process.
+inline std::uint64_t recorded_graph_launches() {
   auto& cache = detail::graph_cache::get();
   std::lock_guard<std::mutex> hold(cache.lock);
-  return cache.recorded;
+  return cache.launched;
 }
 
 }  // namespace cuda

@@ -350,7 +350,7 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
   // the same pointers, sizes and types every call: on CUDA the second call records a graph and the later
   // ones launch it, so the choice must still follow the keys the buffer holds at each call
 #if defined(CALM_BACKEND_CUDA)
-  std::uint64_t const recorded = calm::cuda::recorded_graphs();
+  std::uint64_t const launched = calm::cuda::recorded_graph_launches();
 #endif
   int round = 0;
   for (keys_kind kind : {keys_kind::uniform_many, keys_kind::one, keys_kind::runs, keys_kind::hot, keys_kind::uniform_few, keys_kind::one,
@@ -386,7 +386,9 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
     verify_scatter<calm::plus, std::uint32_t>(hinit, keys, ones, hist.download(), "repeated automatic histogram");
   }
 #if defined(CALM_BACKEND_CUDA)
-  CHECK(calm::cuda::recorded_graphs() == recorded + 2);  // one per call: the weighted scatter and the histogram
+  // each of the two calls (weighted scatter, histogram) from its second round on at the latest (a key
+  // seen before, in another test on buffers at the same addresses, may start sooner)
+  CHECK(calm::cuda::recorded_graph_launches() - launched >= 2u * static_cast<unsigned>(round - 1));
 #endif
 }
 
