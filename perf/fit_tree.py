@@ -16,6 +16,7 @@ Plain Python: no numpy needed.
 import argparse
 import json
 import math
+import re
 import sys
 from collections import defaultdict
 
@@ -248,6 +249,27 @@ def write_model(tree, path, source, family):
             f.write(f"/* {i:2d} */ {{feature::{feat}, {thr:.6g}, {l}, {r}, strategy::{s}}},  // {n} inputs\n")
 
 
+def read_model(path):
+    """The tree of a model file (write_model's format) as fit() returns it."""
+    rows = []
+    pat = re.compile(r"\{feature::(\w+), ([-+0-9.eE]+), (-?\d+), (-?\d+), strategy::(\w+)\}")
+    with open(path) as f:
+        for line in f:
+            m = pat.search(line)
+            if m:
+                rows.append((m.group(1), float(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)))
+
+    def node(i):
+        feat, thr, left, right, leaf = rows[i]
+        if left < 0:
+            return {"leaf": STRATEGIES.index(leaf), "n": 0}
+        return {"feature": feat, "threshold": thr, "left": node(left), "right": node(right), "n": 0}
+
+    if not rows:
+        sys.exit("fit_tree: no tree nodes in " + path)
+    return node(0)
+
+
 def describe(tree, indent=""):
     if "leaf" in tree:
         return f"{indent}-> {STRATEGIES[tree['leaf']]} ({tree.get('n', 0)} inputs)\n"
@@ -280,6 +302,10 @@ def main():
                     help="what a sampled choice adds to every input, overriding the files' sampling cases: automatic's time less "
                          "the forced time of the strategy it ran, measured (sampling kernel, the launches behind the choice)")
     ap.add_argument("--heldout", help="a held-out file: predict the fitted tree's score on it from its forced times (before measuring)")
+    ap.add_argument("--heldout-path-us", type=float,
+                    help="the sampled path's cost in the held-out prediction (default: as for training), so that trees fitted "
+                         "at different costs are predicted at the one a call pays")
+    ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
     a = ap.parse_args()
     us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
     inputs = {}
@@ -291,7 +317,10 @@ def main():
     if not keys:
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
     source = " + ".join(a.train)
-    tree = fit(inputs, keys)
+    tree = read_model(a.tree) if a.tree else fit(inputs, keys)
+    if a.tree:
+        source = a.tree + " (read, not fitted), over " + source
+        a.no_loo = True  # leave-one-out refits the tree
     if a.out:
         write_model(tree, a.out, source, a.family)
     lines = [f"# The {a.family} strategy tree: fit and leave-one-out\n", f"Training files: `{source}`, {len(keys)} inputs.\n",
@@ -303,7 +332,8 @@ def main():
         xs = [x for x in fixed[s] if x > 0]
         lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
     if a.heldout:
-        held = load_inputs(a.heldout, us(a.sampling_us), us(a.sampled_path_us))
+        path_us = a.heldout_path_us if a.heldout_path_us is not None else a.sampled_path_us
+        held = load_inputs(a.heldout, us(a.sampling_us), us(path_us))
         xs = [(held[k]["best"] / chosen_time(held, k, tree)[0], k) for k in sorted(held)]
         sampled = [x for x, k in xs if predict(tree, held[k]["features"])[1]]
         lines.append(f"\nPredicted on `{a.heldout}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "
