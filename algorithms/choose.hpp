@@ -53,8 +53,9 @@ enum class feature {
   block_level,       ///< collision_statistics::block_level
   all_thread_level,  ///< collision_statistics::all_thread_level
   clustering,        ///< collision_statistics::clustering
+  line_share,        ///< collision_statistics::line_share
 };
-constexpr int feature_count = 12;
+constexpr int feature_count = 13;
 constexpr int known_feature_count = 8;
 CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
 
@@ -138,6 +139,7 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     case feature::block_level: return c.block_level;
     case feature::all_thread_level: return c.all_thread_level;
     case feature::clustering: return c.clustering;
+    case feature::line_share: return c.line_share;
     default: return 0.0;
   }
 }

@@ -1,5 +1,6 @@
 // calm/algorithms/collision_stats.hpp: how much a key array's updates collide, measured on the device
-// from a sample: intra-warp, intra-block and all-thread collision levels and clustering (000 §3.3).
+// from a sample: intra-warp, intra-block and all-thread collision levels and clustering (000 §3.3),
+// and how many table lines a warp's distinct keys touch (line_share, calm's own).
 #pragma once
 
 #include <cstdint>
@@ -32,13 +33,19 @@ struct collision_statistics {
   /// Clustering: of the lanes whose key an earlier lane of the warp also has, the fraction whose key
   /// is the previous lane's (1: equal keys sit next to each other, as in sorted runs; 0 when none repeats).
   double clustering = 0;
+  /// Line share: over the sample's warps, the table lines (runs of table_line_entries entries) that
+  /// the warps' distinct in-table keys fall in, over those distinct keys (each counted once per warp).
+  /// 1 when no two distinct keys of a warp share a line (random keys over a large table), down to
+  /// 1/table_line_entries when they are neighbours (sorted keys, images): then even one device atomic
+  /// per lane touches few cache lines. 0 when no key is inside the table.
+  double line_share = 0;
 
   std::string to_string() const {
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f",
+                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f, lines %.4f",
                   static_cast<long long>(sampled), static_cast<long long>(out_of_range), static_cast<long long>(distinct), warp_level,
-                  block_level, all_thread_level, clustering);
+                  block_level, all_thread_level, clustering, line_share);
     return buf;
   }
 };
@@ -53,12 +60,15 @@ struct collision_sample_options {
   int block_items = 256;
 };
 
+/// The table entries of one line for collision_statistics::line_share: 32 (a 128-byte line of 4-byte entries).
+constexpr index_t table_line_entries = 32;
+
 namespace detail {
 
 /// What one sampled block group gathers (fixed point: a factor of 2^20 in the level sums). Each group
 /// writes its own (no clearing, no device atomics); statistics_of sums them.
 struct collision_totals {
-  std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, pad;
+  std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, lines;
 };
 constexpr std::uint64_t collision_fixed_one = std::uint64_t(1) << 20;
 /// Distinct keys are counted in a bitset of one bit per table entry, up to 2^20 bits (128 KiB, cleared
@@ -75,7 +85,7 @@ CALM_HD inline index_t collision_bit(index_t k, index_t bits, index_t bins) {
 struct add_totals {
   CALM_HD collision_totals operator()(collision_totals a, collision_totals const& b) const {
     a.warp_sum += b.warp_sum, a.warps += b.warps, a.block_sum += b.block_sum, a.blocks += b.blocks, a.distinct += b.distinct;
-    a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled;
+    a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled, a.lines += b.lines;
     return a;
   }
 };
@@ -94,6 +104,8 @@ CALM_HD inline collision_statistics statistics_of(collision_totals const* part, 
   s.block_level = t.blocks ? static_cast<double>(t.block_sum) / one / static_cast<double>(t.blocks) : 0.0;
   s.all_thread_level = t.distinct ? static_cast<double>(t.sampled - t.out_of_range) / static_cast<double>(t.distinct) : 0.0;
   s.clustering = t.repeats ? static_cast<double>(t.adjacent) / static_cast<double>(t.repeats) : 0.0;
+  std::uint64_t const warp_distinct = t.sampled - t.out_of_range - t.repeats;  // each warp's distinct keys, summed
+  s.line_share = warp_distinct ? static_cast<double>(t.lines) / static_cast<double>(warp_distinct) : 0.0;
   return s;
 }
 
@@ -109,7 +121,7 @@ struct collision_sample_program {
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
-  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, counters_used };
+  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, counters_used };
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -152,6 +164,9 @@ struct collision_sample_program {
         auto const prev_in = map([in_mask](int ln) { return ln > 0 && ((in_mask >> (ln - 1)) & 1) != 0; }, lane);
         int const reps = popc(v, ballot(v, repeat));
         int const adj = popc(v, ballot(v, prev_in & (prev == key)));
+        // the table lines of the warp's keys: one lane per line
+        auto const line = map([](index_t kk) { return kk / table_line_entries; }, key);
+        int const line_count = popc(v, ballot(v, (match_any(v, line) & lanes_lt(v)) == 0));
         int fresh = 0;
         if (set != nullptr) {
           // first sighting of a key in the bitset: the lanes that set its bit
@@ -171,6 +186,7 @@ struct collision_sample_program {
           add(l, adjacent, adj);
           add(l, distinct, fresh);
           add(l, in_items, in_lanes);
+          add(l, lines, line_count);
         });
       });
     });
@@ -203,6 +219,7 @@ struct collision_sample_program {
         r.distinct = c[distinct];
         r.sampled = c[sampled];
         r.out_of_range = c[out_of_range];
+        r.lines = c[lines];
         *tot = r;
       });
     });

@@ -85,7 +85,7 @@ constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) 
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
 constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
-                                     (1u << static_cast<int>(feature::clustering));
+                                     (1u << static_cast<int>(feature::clustering)) | (1u << static_cast<int>(feature::line_share));
 /// The most sample groups whose totals the choice's warp sums (choice_program).
 constexpr index_t device_choice_groups = 1024;
 

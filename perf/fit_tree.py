@@ -24,7 +24,7 @@ STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize",
 # the features a tree may test (algorithms/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
-            "block_level", "clustering"]
+            "block_level", "clustering", "line_share"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
 # device_choosable); scan_reduce and vote_reduce were never the best by more than 3% on any input
 LEAVES = {"naive", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"}
@@ -39,11 +39,11 @@ def replication_for(bins, elem, budget, max_copies):
     while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
         r *= 2
     return r
-SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering"}
+SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 
 
-def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic"):
+def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", features_from=()):
     """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}
     stats_time: `sampled_path` (seconds) if given, else the input's "sampling" case, else `sampling` if
     given, else its "stats" case. "auto" is the case named `auto_case` (automatic_launches: without the
@@ -72,6 +72,8 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic"):
             f["op_kind"] = 0.0
             for k in ["value_bytes", "is_float", "counting", "fits_block", "warp_level", "block_level", "all_thread_level", "clustering"]:
                 f[k] = float(b.get(k, 0.0))
+            if "line_share" in b:  # files from before it lack it: the fitter then does not test it
+                f["line_share"] = float(b["line_share"])
             copies = b.get("copies")
             if copies is None:
                 copies = replication_for(int(bins), int(f["value_bytes"]), H100_COPY_BUDGET, 8 if f["counting"] else 32) if f["fits_block"] else 0
@@ -83,6 +85,16 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic"):
             rec["cub"] = t
         elif case in STRATEGIES:
             rec["times"][case] = t
+    for extra in features_from:  # files of later "stats" cases: their statistics replace these inputs'
+        with open(extra) as f:
+            for b in json.load(f)["benchmarks"]:
+                parts = b["name"].split("/")
+                if len(parts) >= 8 and parts[0] == "bulk" and parts[6] == "stats" and not b.get("error_occurred"):
+                    key = (parts[1], parts[2], parts[3], int(parts[4]), int(parts[5]))
+                    if key in inputs:
+                        for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
+                            if name in b:
+                                inputs[key]["features"][name] = float(b[name])
     out = {}
     for k, r in inputs.items():
         if sampled_path is not None:
@@ -129,6 +141,8 @@ def best_split(inputs, keys, sampled, min_leaf, features=FEATURES):
     rows = {s: loss_rows(inputs, keys, s) for s in (sampled, True)}
     best = None
     for f in features:
+        if any(f not in inputs[k]["features"] for k in keys):  # a statistic older files did not record
+            continue
         child_sampled = sampled or f in SAMPLED
         lr = rows[child_sampled]
         order = sorted(range(len(keys)), key=lambda i: inputs[keys[i]]["features"][f])
@@ -206,6 +220,8 @@ def predict(tree, features):
     sampled = False
     while "leaf" not in tree:
         sampled |= tree["feature"] in SAMPLED
+        if tree["feature"] not in features:
+            sys.exit(f"fit_tree: the tree tests {tree['feature']}, which this file did not record")
         tree = tree["left"] if features[tree["feature"]] <= tree["threshold"] else tree["right"]
     return STRATEGIES[tree["leaf"]], sampled
 
@@ -306,11 +322,14 @@ def main():
                     help="the sampled path's cost in the held-out prediction (default: as for training), so that trees fitted "
                          "at different costs are predicted at the one a call pays")
     ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
+    ap.add_argument("--features", nargs="+", default=[],
+                    help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
+                         "and held-out inputs with the same names (a statistic added since those were measured)")
     a = ap.parse_args()
     us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
     inputs = {}
     for path in a.train:
-        for k, r in load_inputs(path, us(a.sampling_us), us(a.sampled_path_us)).items():
+        for k, r in load_inputs(path, us(a.sampling_us), us(a.sampled_path_us), features_from=a.features).items():
             inputs[k[1:]] = r  # (workload, distribution, bins, log2 keys): the set name is dropped
     inputs = {("train",) + k: r for k, r in inputs.items()}
     keys = sorted(inputs)
@@ -333,7 +352,7 @@ def main():
         lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
     if a.heldout:
         path_us = a.heldout_path_us if a.heldout_path_us is not None else a.sampled_path_us
-        held = load_inputs(a.heldout, us(a.sampling_us), us(path_us))
+        held = load_inputs(a.heldout, us(a.sampling_us), us(path_us), features_from=a.features)
         xs = [(held[k]["best"] / chosen_time(held, k, tree)[0], k) for k in sorted(held)]
         sampled = [x for x, k in xs if predict(tree, held[k]["features"])[1]]
         lines.append(f"\nPredicted on `{a.heldout}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "

@@ -20,7 +20,7 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   int const W = warp_size();
   std::set<long long> distinct;
   double warp_sum = 0, block_sum = 0;
-  long long warps = 0, blocks = 0, repeats = 0, adjacent = 0;
+  long long warps = 0, blocks = 0, repeats = 0, adjacent = 0, lines = 0, warp_distinct = 0;
   auto inside = [&](index_t i) { return static_cast<long long>(keys[i]) >= 0 && static_cast<long long>(keys[i]) < bins; };
   for (index_t g = 0; g < groups; ++g) {
     index_t const b0 = g * stride, b1 = std::min(n, b0 + bi);
@@ -43,7 +43,10 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
         distinct.insert(k);
       }
       int most = 0, lanes = 0;
-      for (auto const& [k, c] : in_warp) most = std::max(most, c), lanes += c;
+      std::set<long long> warp_lines;
+      for (auto const& [k, c] : in_warp) most = std::max(most, c), lanes += c, warp_lines.insert(k / calm::table_line_entries);
+      lines += static_cast<long long>(warp_lines.size());
+      warp_distinct += static_cast<long long>(in_warp.size());
       if (lanes) warp_sum += static_cast<double>(most) / lanes, ++warps;
     }
     int most = 0, items = 0;
@@ -55,6 +58,7 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   s.block_level = blocks ? block_sum / blocks : 0;
   s.all_thread_level = s.distinct ? static_cast<double>(s.sampled - s.out_of_range) / s.distinct : 0;
   s.clustering = repeats ? static_cast<double>(adjacent) / repeats : 0;
+  s.line_share = warp_distinct ? static_cast<double>(lines) / static_cast<double>(warp_distinct) : 0;
   return s;
 }
 
@@ -73,6 +77,7 @@ calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bi
   CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
   CHECK(s.all_thread_level == Approx(r.all_thread_level).epsilon(1e-12));
   CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
+  CHECK(s.line_share == Approx(r.line_share).epsilon(1e-12));
   return s;
 }
 
@@ -103,6 +108,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.clustering == Approx(1.0));
   CHECK(s.distinct == 1);
   CHECK(s.sampled == calm::collision_sample_options{}.items);
+  CHECK(s.line_share == Approx(1.0));  // one key, one line
   // every key distinct: 1/W, 1/256, no repeats, each key seen once
   std::vector<std::uint32_t> ids(n);
   for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
@@ -111,15 +117,23 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.block_level == Approx(1.0 / 256));
   CHECK(s.all_thread_level == Approx(1.0));
   CHECK(s.clustering == 0.0);
+  // a warp's W consecutive keys start on a multiple of W: one line of 32 entries per warp, or W / 32
+  CHECK(s.line_share == Approx(1.0 / std::min<index_t>(W, calm::table_line_entries)));
+  // every key distinct and 32 entries apart: a line each
+  for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i * calm::table_line_entries);
+  s = measured_stats(ids, n * calm::table_line_entries);
+  CHECK(s.line_share == Approx(1.0));
   // keys i % 4: W/4 lanes per key, none next to its twin
   for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i % 4);
   s = measured_stats(ids, 4);
   CHECK(s.warp_level == Approx(0.25));
   CHECK(s.clustering == 0.0);
+  CHECK(s.line_share == Approx(0.25));  // four keys in one line
   // every key outside the table
   s = measured_stats(std::vector<std::uint32_t>(1000, 9u), 4);
   CHECK(s.out_of_range == 1000);
   CHECK(s.warp_level == 0.0);
+  CHECK(s.line_share == 0.0);
 }
 
 TEST_CASE("collision_stats: bad arguments throw", "[stats]") {
