@@ -65,7 +65,11 @@ class recording {
   recording() {
     CALM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     // relaxed: the launch helpers ask the runtime about kernels (occupancy, attributes) while capturing
-    CALM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+    cudaError_t const e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed);
+    if (e != cudaSuccess) {
+      (void)cudaStreamDestroy(stream_);  // the destructor does not run for an object never constructed
+      CALM_CUDA_CHECK(e);
+    }
     capturing_ = true;
   }
   recording(recording const&) = delete;
