@@ -5,7 +5,6 @@
 #include <type_traits>
 
 #include "../core/exec.hpp"
-#include "../core/launch_key.hpp"
 #include "choose.hpp"
 #include "collision_stats.hpp"
 #include "group_reduce.hpp"
@@ -84,12 +83,12 @@ struct records_launches<Exec, std::enable_if_t<Exec::has_launch_graphs>> : std::
 
 /// launches(ex, ws) with ws `bytes` of workspace: the launches of a call decided on the device (the
 /// sampling, choice_program, each strategy it may pick behind run_if_chosen). Where the exec records
-/// graphs (CUDA) and the call repeats with the same key, they run as one recorded graph; else they are
-/// launched one by one with a workspace of this call's.
-template <class Exec, class Launches>
-void launch_decided(Exec const& ex, launch_key const& key, std::size_t bytes, Launches const& launches) {
+/// graphs (CUDA) and the call repeats with the same key (make_key(), built only there), they run as
+/// one recorded graph; else they are launched one by one with a workspace of this call's.
+template <class Exec, class MakeKey, class Launches>
+void launch_decided(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
   if constexpr (records_launches<Exec>::value)
-    if (Exec::launch_recorded(ex, key, bytes, launches)) return;
+    if (Exec::launch_recorded(ex, make_key, bytes, launches)) return;
   workspace<Exec> ws(ex, bytes);
   launches(ex, ws.template at<unsigned char>(0));
 }

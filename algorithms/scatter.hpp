@@ -219,11 +219,14 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
         e.for_each_block(1, choice_threads, choice_bytes, choice_program{totals, plan.groups, walk, decided, opt.chosen});
         launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, e);
       };
-      launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
-      key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
-      for (int i = 0; i < walk.size; ++i)
-        key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
-      launch_decided(ex, key, totals_bytes + sizeof(strategy), launches);
+      auto const make_key = [&] {
+        launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
+        key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
+        for (int i = 0; i < walk.size; ++i)
+          key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
+        return key;
+      };
+      launch_decided(ex, make_key, totals_bytes + sizeof(strategy), launches);
       return strategy::automatic;  // chosen on the device
     };
     s = choose();

@@ -30,9 +30,10 @@ namespace calm {
 //   e.fill(p, byte, bytes)          memset, in order with the launches
 //   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them
 //   E::has_launch_graphs            whether E records repeated calls as graphs (optional; CUDA): then
-//   E::launch_recorded(e, key, bytes, launches)
+//   E::launch_recorded(e, make_key, bytes, launches)
 //                                   runs launches(e', ws) (ws: `bytes` of workspace) from the graph
-//                                   recorded for `key` (core/launch_key.hpp), recording it if due, and
+//                                   recorded for the key make_key() returns (core/launch_key.hpp,
+//                                   built only where it is looked up), recording it if due, and
 //                                   returns false where it launched nothing (the caller launches)
 
 /// Kinds of device with a tree of their own for the automatic choice (algorithms/choose.hpp).

@@ -17,6 +17,7 @@ class launch_key {
   template <class... Ts>
   static launch_key of() {
     launch_key k;
+    k.bytes_.reserve(512);  // a bulk call's key: about 400 bytes, the carried tree walk most of them
     k.add(&tag<Ts...>);
     return k;
   }

@@ -95,9 +95,9 @@ struct exec : gpu::exec<warp, runtime> {
   /// Whether a call repeated with the same arguments may launch the graph recorded for it (off: every
   /// call launches its kernels one by one, as the first does).
   bool launch_graphs = true;
-  template <class Exec, class Launches>
-  static bool launch_recorded(Exec const& ex, launch_key const& key, std::size_t bytes, Launches const& launches) {
-    return cuda::launch_recorded(ex, key, bytes, launches);
+  template <class Exec, class MakeKey, class Launches>
+  static bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
+    return cuda::launch_recorded(ex, make_key, bytes, launches);
   }
   /// Whether cluster programs may apply Op to T in another block's shared memory. 64-bit and/or/xor
   /// are left out: atomicXor on 64-bit words of distributed shared memory gave wrong tables on an

@@ -100,21 +100,22 @@ class recording {
 
 }  // namespace detail
 
-/// E::launch_recorded of the CUDA exec (core/exec.hpp). The first call with a key launches nothing
+/// E::launch_recorded of the CUDA exec (core/exec.hpp), the key being make_key() (a launch_key, built
+/// only when graphs are on and the stream is not being captured). The first call with a key launches nothing
 /// itself (returns false: the caller launches as usual, and meets any bad argument); the second records
 /// launches(e, ws) into a graph, with a workspace of `bytes` of its own, and launches it; every later
 /// call launches that graph: one submission from the host instead of one per kernel, and on the GPU
 /// about 1 us per kernel that ends at once (a branch not chosen) instead of 2-3 us.
 /// A stream that the caller is capturing, or a recording that fails, launches nothing (false).
-template <class Exec, class Launches>
-bool launch_recorded(Exec const& ex, launch_key const& key, std::size_t bytes, Launches const& launches) {
+template <class Exec, class MakeKey, class Launches>
+bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
   if (!ex.launch_graphs) return false;
   cudaStreamCaptureStatus status{};
   CALM_CUDA_CHECK(cudaStreamIsCapturing(ex.stream, &status));
   if (status != cudaStreamCaptureStatusNone) return false;
   int device = 0;
   CALM_CUDA_CHECK(cudaGetDevice(&device));
-  launch_key full = key;
+  launch_key full = make_key();
   full.add(device).add(ex.stream).add(bytes);
   auto& cache = detail::graph_cache::get();
   std::lock_guard<std::mutex> hold(cache.lock);
