@@ -3,7 +3,7 @@
 // cub::DeviceHistogram is mostly used for: 8- and 16-bit samples) and a double scatter-add, beside
 // naive atomics (calm's strategy::naive: one device atomic per key), cub::DeviceHistogram::HistogramEven
 // (CUDA) and an OpenMP array reduction (host). Names: histogram_u8 / histogram_u16 / scatter_f64
-// / <calm | naive | cub | omp_reduction> / <dist> / <bins>, as the other tables of perf/report.py.
+// / <calm | naive | a forced strategy | cub | omp_reduction> / <dist> / <bins>, as the other tables of perf/report.py.
 #include "bench_common.hpp"
 
 #include <algorithm>
@@ -134,13 +134,22 @@ void add(std::string const& name, F f, A... a) {
   benchmark::RegisterBenchmark(name.c_str(), f, a...)->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
+/// Each key type's histogram: automatic and naive, every forced strategy that can hold the table (the
+/// block-local ones up to 12,288 bins, the cluster's up to 65,536 on CUDA; the warp ones always), CUB.
 template <class K>
 void register_histogram(std::string const& workload, std::vector<std::uint32_t> const& bins_set) {
+  using S = calm::strategy;
   for (dist d : all_dists())
     for (std::uint32_t bins : bins_set) {
       auto const tail = [&](char const* impl) { return workload + "/" + impl + "/" + to_string(d) + "/" + std::to_string(bins); };
-      add(tail("calm"), histogram_calm<K>, bins, d, calm::strategy::automatic);
-      add(tail("naive"), histogram_calm<K>, bins, d, calm::strategy::naive);
+      add(tail("calm"), histogram_calm<K>, bins, d, S::automatic);
+      add(tail("naive"), histogram_calm<K>, bins, d, S::naive);
+      std::vector<S> forced{S::peer_reduce, S::hot_key};
+      if (bins <= 12288) forced.insert(forced.end(), {S::privatize, S::privatize_peer_reduce});
+#if defined(CALM_BACKEND_CUDA)
+      if (bins > 12288 && bins <= 65536) forced.push_back(S::cluster_privatize);
+#endif
+      for (S s : forced) add(tail(calm::to_string(s)), histogram_calm<K>, bins, d, s);
 #if defined(CALM_BACKEND_CUDA)
       add(tail("cub"), histogram_cub<K>, bins, d);
 #endif
