@@ -6,6 +6,9 @@
 #   BACKEND=cuda bash perf/run.sh         # on a GPU node (2^26 keys, full sweep); CALM_DEPS_ROOT=... offline,
 #                                         # CALM_KOKKOS_ROOT=<Kokkos built with CUDA> for the ScatterView cases
 # Extra arguments go to the benchmark binary (e.g. --benchmark_filter=histogram).
+# The results are named by backend, device and date, beside the build: build/perf-<backend>/
+# <backend>-<device>-<date>[-<CALM_PERF_TAG>].json, the table as .md, the plots as -<workload>.png
+# (CALM_PERF_OUT=FILE.json names the JSON instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${BACKEND:-openmp}
@@ -19,7 +22,7 @@ extra=()
 [ "$backend" = hip ] && extra+=(-DCMAKE_CXX_COMPILER=clang++-15)
 cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}"
 cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
-out=${CALM_PERF_OUT:-$root/perf-$backend/results.json}
+out=${CALM_PERF_OUT:-$root/perf-$backend/run.json}
 sweep=${CALM_SWEEP:-$([ "$backend" = openmp ] && echo short || echo full)}
 filter=()
 # the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy and peer, both
@@ -31,8 +34,21 @@ bench="$root/perf-$backend/perf/calm_bench"
 # the number of cases, for the progress line on stderr
 CALM_BENCH_TOTAL=$("$bench" --benchmark_list_tests "${filter[@]}" "$@" | wc -l) \
   "$bench" --benchmark_out="$out" --benchmark_out_format=json --benchmark_min_time="${CALM_MIN_TIME:-0.2}" "${filter[@]}" "$@"
+if [ -z "${CALM_PERF_OUT:-}" ]; then  # <backend>-<device>-<date>, from what the run recorded
+  name=$(python3 - "$out" "${CALM_PERF_TAG:-}" <<'PY'
+import json, re, sys
+ctx = json.load(open(sys.argv[1]))["context"]
+slug = lambda s: re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")
+parts = [ctx.get("calm_backend", "unknown"), slug(ctx.get("calm_device", "unknown")), ctx.get("date", "")[:10]]
+print("-".join(p for p in parts + [slug(sys.argv[2])] if p))
+PY
+)
+  mv "$out" "$(dirname "$out")/$name.json"
+  out="$(dirname "$out")/$name.json"
+fi
 echo
-python3 perf/report.py "$out"
+python3 perf/report.py "$out" --out "${out%.json}.md"
+echo "results: $out, the table ${out%.json}.md"
 # the plots beside the JSON (perf/plot.py), where a Python with matplotlib is found
 for py in python3 /usr/bin/python3; do
   if "$py" -c 'import matplotlib' 2>/dev/null; then "$py" perf/plot.py "$out"; break; fi
