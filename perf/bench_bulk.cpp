@@ -106,6 +106,25 @@ Exec exec_with(bool graphs) {
   return ex;
 }
 
+/// Times call() once per iteration, after at least 10 ms of the same calls (the clocks of a device
+/// that sat idle while the host made the keys rise; a CUDA exec records its graph at the second call).
+/// Records the median iteration as "median_us": Google Benchmark's time is the mean, which one
+/// late iteration (the host descheduled, say) moves by more than the differences between strategies.
+template <class Call>
+void time_calls(benchmark::State& state, Call&& call) {
+  auto const start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i) call();
+  backend::synchronize();
+  std::vector<double> times;
+  for (auto _ : state) {
+    times.push_back(time_device(call));
+    state.SetIterationTime(times.back());
+  }
+  if (times.empty()) return;
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  state.counters["median_us"] = times[times.size() / 2] * 1e6;
+}
+
 /// s forced or automatic; `graphs` false: automatic without the graph a CUDA exec records for calls
 /// repeated with the same arguments (every call launches its kernels one by one).
 template <class T>
@@ -118,22 +137,19 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s, bool graphs)
     backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
     calm::scatter_options opt;
     opt.chosen = chosen.data();
-    ran = bulk_call(in, s, table.data(), opt, ex);  // warm-up (and the strategy automatic picks)
+    ran = bulk_call(in, s, table.data(), opt, ex);  // the strategy automatic picks
     if (ran == calm::strategy::automatic) ran = chosen.download()[0];  // chosen on the device
-    bulk_call(in, s, table.data(), {}, ex);  // the timed call, twice: a CUDA exec records its graph at the second
-    bulk_call(in, s, table.data(), {}, ex);
     ex.synchronize();
   } catch (calm::error const& e) {
     state.SkipWithError(e.what());
     return;
   }
   std::vector<double> submit;  // the host's part: until the call returns (launches submitted, nothing waited for)
-  for (auto _ : state)
-    state.SetIterationTime(time_device([&] {
-      auto const t0 = std::chrono::steady_clock::now();
-      bulk_call(in, s, table.data(), {}, ex);
-      submit.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }));
+  time_calls(state, [&] {
+    auto const t0 = std::chrono::steady_clock::now();
+    bulk_call(in, s, table.data(), {}, ex);
+    submit.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  });
   std::nth_element(submit.begin(), submit.begin() + submit.size() / 2, submit.end());
   std::size_t const n = std::size_t(1) << in.log2_n;
   report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))), static_cast<double>(n));
@@ -190,7 +206,7 @@ void vendor_case(benchmark::State& state, input in) {
     call(nullptr);
     backend::device_buffer<unsigned char> temp(temp_bytes);
     call(temp.data());
-    for (auto _ : state) state.SetIterationTime(time_device([&] { call(temp.data()); }));
+    time_calls(state, [&] { call(temp.data()); });
   } catch (calm::error const& e) {
     state.SkipWithError(e.what());
     return;

@@ -59,7 +59,8 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", f
         _, set_, workload, dist, bins, log2n, case = parts[:7]
         key = (set_, workload, dist, int(bins), int(log2n))
         rec = inputs[key]
-        t = b.get("real_time", float("inf")) * unit[b.get("time_unit", "ns")]
+        # the median iteration where the case recorded it (perf/bench_bulk.cpp's time_calls), else the mean
+        t = b["median_us"] * 1e-6 if "median_us" in b else b.get("real_time", float("inf")) * unit[b.get("time_unit", "ns")]
         if b.get("error_occurred"):
             t = float("inf")
         if case == "sampling":  # the device-side sampling a choice finished on the device costs
@@ -85,16 +86,22 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", f
             rec["cub"] = t
         elif case in STRATEGIES:
             rec["times"][case] = t
-    for extra in features_from:  # files of later "stats" cases: their statistics replace these inputs'
+    # files of later "stats" cases: their statistics replace these inputs'. The statistics are the
+    # keys' alone (the same sample plan on every backend), so a case of one workload serves every
+    # workload of the same keys (set, distribution, bins, log2 n), and a host run serves a device's.
+    later = {}
+    for extra in features_from:
         with open(extra) as f:
             for b in json.load(f)["benchmarks"]:
                 parts = b["name"].split("/")
                 if len(parts) >= 8 and parts[0] == "bulk" and parts[6] == "stats" and not b.get("error_occurred"):
-                    key = (parts[1], parts[2], parts[3], int(parts[4]), int(parts[5]))
-                    if key in inputs:
-                        for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
-                            if name in b:
-                                inputs[key]["features"][name] = float(b[name])
+                    later[(parts[1], parts[3], int(parts[4]), int(parts[5]))] = b
+    for key, rec in inputs.items():
+        b = later.get((key[0], key[2], key[3], key[4]))
+        if b is not None and "stats_time" in rec:
+            for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
+                if name in b:
+                    rec["features"][name] = float(b[name])
     out = {}
     for k, r in inputs.items():
         if sampled_path is not None:
@@ -324,7 +331,8 @@ def main():
     ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
-                         "and held-out inputs with the same names (a statistic added since those were measured)")
+                         "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
+                         "added since those were measured)")
     a = ap.parse_args()
     us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
     inputs = {}
