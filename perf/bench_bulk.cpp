@@ -113,8 +113,10 @@ Exec exec_with(bool graphs) {
 template <class Call>
 void time_calls(benchmark::State& state, Call&& call) {
   auto const start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 2 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i) call();
-  backend::synchronize();
+  for (int i = 0; i < 2 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i) {
+    call();
+    backend::synchronize();  // 10 ms of the device's time, not of calls queued faster than it runs them
+  }
   std::vector<double> times;
   for (auto _ : state) {
     times.push_back(time_device(call));
