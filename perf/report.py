@@ -40,6 +40,8 @@ def collect(doc):
         if parts[0] == "copy":
             copy = b.get("GBps")
             continue
+        if parts[0] in ("characterize", "setup_cost"):  # not throughput of input: characterization() below
+            continue
         if parts[0] == "bulk":  # bulk/<set>/<workload>/<dist>/<bins>/<log2 keys>/<strategy> (perf/bench_bulk.cpp)
             if len(parts) < 7 or parts[6] in ("stats", "sampling"):
                 continue
@@ -55,6 +57,36 @@ def collect(doc):
         frac = b.get("of_read", b.get("of_copy", 0.0))
         rows.setdefault(key, {})[strategy] = (b.get("GBps", 0.0), frac)
     return rows, columns, copy
+
+
+def characterization(doc):
+    """perf/bench_characterize.cpp's atomics (G updates/s and ns per dependent update, shared and global
+    memory, per pattern and n) and perf/bench_setup_cost.cpp's set-up steps, as markdown ("" if absent)."""
+    cells, setup = {}, None
+    for b in doc.get("benchmarks", []):
+        parts = b["name"].split("/")
+        if parts[0] == "characterize" and len(parts) >= 5 and not b.get("error_occurred"):
+            mem, pattern, n, kind = parts[1], parts[2], int(parts[3]), parts[4]
+            value = b.get("Gupdates_per_s") if kind == "throughput" else b.get("ns_per_update")
+            cells.setdefault((pattern, n), {})[(mem, kind)] = value
+        elif parts[0] == "setup_cost" and "step_ns" in b:
+            setup = b
+    out = []
+    if cells:
+        out.append("Atomics (perf/bench_characterize.cpp): G updates/s, and ns per dependent update")
+        out.append("")
+        out.append("| pattern | n | shared: G updates/s | shared: ns | global: G updates/s | global: ns |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for (pattern, n), c in sorted(cells.items()):
+            vals = ["%.1f" % c[k] if c.get(k) is not None else "-" for k in
+                    [("shared", "throughput"), ("shared", "latency"), ("global", "throughput"), ("global", "latency")]]
+            out.append("| %s | %d | %s |" % (pattern, n, " | ".join(vals)))
+        out.append("")
+    if setup is not None:
+        steps = ", ".join("%s %.2f" % (k[:-len("_setup_steps")], v) for k, v in sorted(setup.items()) if k.endswith("_setup_steps"))
+        out.append("Set-up cost s of the warp strategies (perf/bench_setup_cost.cpp), in steps of %.4f ns: %s" % (setup["step_ns"], steps))
+        out.append("")
+    return "\n".join(out)
 
 
 def table(doc):
@@ -86,6 +118,9 @@ def table(doc):
                     vals.append("-")
             out.append("| %s | %s | %d | %s |" % (workload, dist, bins, " | ".join(vals)))
         out.append("")
+    extra = characterization(doc)
+    if extra:
+        out.append(extra)
     return "\n".join(out)
 
 
