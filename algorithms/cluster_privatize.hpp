@@ -143,7 +143,7 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
     auto const vals = detail::as_value_source<T>(values);
     using VS = std::decay_t<decltype(vals)>;
     detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
-    detail::with_load_form<K, VS>(form, [&](auto f) {
+    detail::with_load_form(form, [&](auto f) {
       detail::cluster_scatter_program<detail::vec_of<decltype(f)::value>, Strategy, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, strategy};
       detail::launch_clusters(program, plan, n, opt.threads, detail::cluster_bytes<T>(plan), form, ex);
     });

@@ -86,7 +86,7 @@ void launch_direct_scatter(Op op, K const* keys, VS const& vals, index_t const* 
     return;
   }
   load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form<K, VS>(form, [&](auto f) {
+  with_load_form(form, [&](auto f) {
     ex.for_each_resident_block(blocks_with_work(n, direct_threads, form), direct_threads, 0,
                                direct_program<decltype(f)::value>(op, keys, vals, n, table, bins, key_map, strategy));
   });

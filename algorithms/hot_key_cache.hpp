@@ -171,7 +171,7 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
   detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
-  detail::with_load_form<K, std::decay_t<decltype(vals)>>(form, [&](auto f) {
+  detail::with_load_form(form, [&](auto f) {
     ex.for_each_resident_block(detail::blocks_with_work(n, opt.threads, form), opt.threads, detail::hot_key_layout<T>{opt.slots}.bytes(),
                                detail::hot_key_program_for<decltype(f)::value>(op, keys, vals, n, table, bins, opt));
   });

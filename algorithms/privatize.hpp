@@ -240,36 +240,25 @@ bool chunk_loads(K const* keys, VS const& vals) {
 }
 
 /// How a block program reads its items: chunks of four at once (keys and values aligned to their
-/// chunk, where the exec wants chunk loads), one at a time, or (wide) sixteen one-byte keys at once,
-/// 16 bytes, where every item's value is the same (a histogram of 8-bit samples: chunks of four would
-/// load 4 bytes per thread, too few bytes in flight to read at the device's rate).
-enum class load_form { chunks, items, wide };
+/// chunk, where the exec wants chunk loads), or one at a time.
+enum class load_form { chunks, items };
 template <load_form F>
 using load_form_t = std::integral_constant<load_form, F>;
 template <load_form F>
-constexpr int vec_of = F == load_form::chunks ? 4 : F == load_form::wide ? 16 : 1;
-/// Whether keys K with values VS may be read in the wide form (one-byte keys, one value for all).
-template <class K, class VS>
-constexpr bool wide_loads_for = sizeof(K) == 1 && is_same_value<VS>::value;
+constexpr int vec_of = F == load_form::chunks ? 4 : 1;
 
 template <class Exec, class K, class VS>
 load_form load_form_of(K const* keys, VS const& vals) {
-  if constexpr (wide_loads_for<K, VS>)
-    if (Exec::vector_loads && reinterpret_cast<std::uintptr_t>(keys) % 16 == 0) return load_form::wide;
   return chunk_loads<Exec>(keys, vals) ? load_form::chunks : load_form::items;
 }
-/// g(load_form_t<F>{}) for the form f: one instantiation of g per form keys K with values VS can be
-/// read in, each a kernel of its own.
-template <class K, class VS, class G>
+/// g(load_form_t<F>{}) for the form f: one instantiation of g per form, each a kernel of its own.
+template <class G>
 void with_load_form(load_form f, G&& g) {
-  if constexpr (wide_loads_for<K, VS>)
-    if (f == load_form::wide) return g(load_form_t<load_form::wide>{});
   if (f == load_form::chunks) g(load_form_t<load_form::chunks>{});
   else g(load_form_t<load_form::items>{});
 }
 /// The blocks that have work when `threads` threads each take loads_in_flight loads per tile.
 inline index_t blocks_with_work(index_t n, int threads, load_form f) {
-  if (f == load_form::wide) return (n + tile_items<16>(threads) - 1) / tile_items<16>(threads);
   index_t const tiles = (n + tile_items<4>(threads) - 1) / tile_items<4>(threads);
   return f == load_form::chunks ? tiles : tiles * 4;
 }
@@ -287,7 +276,7 @@ template <class Strategy, class Op, class K, class VS, class T, class KeyMap, cl
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
   load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form<K, VS>(form, [&](auto f) {
+  with_load_form(form, [&](auto f) {
     ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, plan.bytes,
                                privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy));
   });

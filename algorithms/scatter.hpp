@@ -115,7 +115,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     return;
   }
   load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form<K, VS>(form, [&](auto f) {
+  with_load_form(form, [&](auto f) {
     constexpr load_form F = decltype(f)::value;
     index_t const blocks = blocks_with_work(n, direct_threads, form);
     if (has(strategy::naive)) guarded(strategy::naive, blocks, direct_threads, 0, direct_program<F>(op, keys, vals, n, table, bins, key_map, naive{}));
