@@ -109,19 +109,38 @@ CALM_HD inline collision_statistics statistics_of(collision_totals const* part, 
   return s;
 }
 
-template <class K, class KeyMap>
+/// No work after the sampling (collision_stats: the host sums the totals).
+struct no_finish {
+  template <class Block>
+  CALM_HD void operator()(Block const&) const {}
+};
+
+/// Where the blocks of a sampling finished on the device meet: the sum of their groups' totals and the
+/// tickets they took. Zero before the launch; the last block leaves it zero again.
+struct sample_meeting {
+  collision_totals sum;
+  std::uint64_t tickets;
+};
+
+/// Samples one block group per block into totals[group]. With a meeting place (`meet`, zero before the
+/// launch), each block adds its totals to meet->sum instead (device atomics; integers, so the sum is
+/// the host's in any order), fences and takes a ticket; the block that takes the last ticket fences,
+/// runs finish(blk) (which reads meet->sum) and zeroes the meeting place.
+template <class K, class KeyMap, class Finish = no_finish>
 struct collision_sample_program {
   K const* keys;
   index_t n, bins, groups, stride;  // group g covers [g * stride, g * stride + block_items) of the keys
   int block_items;
   index_t bits;
-  collision_totals* totals;  // one per group
+  collision_totals* totals;  // one per group (unused with a meeting place)
   std::uint32_t* bitset;     // nullptr: distinct keys are not counted
   KeyMap key_map;
+  sample_meeting* meet = nullptr;  // nullptr: totals per group, no finish
+  Finish finish = {};
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
-  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, counters_used };
+  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, last, counters_used };
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -130,6 +149,8 @@ struct collision_sample_program {
     index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
     int const items = block_items;
     collision_totals* const tot = totals + blk.index();
+    sample_meeting* const m = meet;
+    index_t const ngroups = groups;
     std::uint32_t* const set = bitset;
     K const* const k = keys;
     blk.for_each_warp([&](auto const& w, auto t) { when(w, t < int(counters_used), [&](auto const& l) { store(l, c, t, 0u); }); });
@@ -207,7 +228,7 @@ struct collision_sample_program {
     });
     blk.sync();
     blk.for_each_warp([&](auto const& w, auto t) {
-      when(w, t == 0, [&](auto const&) {
+      when(w, t == 0, [&](auto const& l) {
         std::uint32_t const top = c[most], inside = c[in_items];
         collision_totals r{};
         r.block_sum = inside > 0 ? static_cast<std::uint64_t>(top) * collision_fixed_one / inside : 0;
@@ -220,9 +241,29 @@ struct collision_sample_program {
         r.sampled = c[sampled];
         r.out_of_range = c[out_of_range];
         r.lines = c[lines];
-        *tot = r;
+        if (m == nullptr) {
+          *tot = r;
+          return;
+        }
+        collision_totals& sum = m->sum;
+        auto const into = [&l](std::uint64_t& to, std::uint64_t v) {
+          if (v != 0) atomic_update(l, plus{}, scope::device{}, &to, v);
+        };
+        into(sum.warp_sum, r.warp_sum), into(sum.warps, r.warps), into(sum.block_sum, r.block_sum), into(sum.blocks, r.blocks);
+        into(sum.distinct, r.distinct), into(sum.repeats, r.repeats), into(sum.adjacent, r.adjacent);
+        into(sum.out_of_range, r.out_of_range), into(sum.sampled, r.sampled), into(sum.lines, r.lines);
+        fence(l, scope::device{});  // this group's sums before its ticket
+        auto const before = atomic_fetch_update(l, plus{}, scope::device{}, &m->tickets, std::uint64_t(1));
+        store(l, c, int(last), map([ngroups](std::uint64_t b) { return std::uint32_t(index_t(b) + 1 == ngroups); }, before));
       });
     });
+    if (m == nullptr) return;
+    blk.sync();
+    if (c[last] == 0u) return;  // uniform over the block
+    blk.for_each_warp([&](auto const& w, auto) { fence(w, scope::device{}); });  // every group's sums after the tickets
+    finish(blk);
+    blk.sync();
+    blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const&) { *m = sample_meeting{}; }); });
   }
 };
 
@@ -252,14 +293,19 @@ sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample
   return p;
 }
 
+/// Block-local bytes of a sampling block: its keys, then its counters.
+inline std::size_t sample_block_bytes(sample_plan const& p) { return static_cast<std::size_t>(p.block_items) * sizeof(index_t) + 64; }
+
 /// Launches the sampling of plan (groups > 0) on ex: group g's totals to totals[g]; distinct keys
-/// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. Asynchronous on a GPU.
-template <class K, class KeyMap, class Exec>
+/// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. With a meeting place
+/// `meet` (zero, and zero again when the launch ends), the groups' totals are summed there instead and
+/// the last block to finish runs finish(blk) on the sum. Asynchronous on a GPU.
+template <class K, class KeyMap, class Exec, class Finish = no_finish>
 void launch_sample(K const* keys, index_t n, index_t bins, sample_plan const& p, KeyMap const& key_map, collision_totals* totals,
-                   std::uint32_t* bitset, index_t bits, Exec const& ex) {
-  ex.for_each_block(p.groups, static_cast<int>(p.block_items), static_cast<std::size_t>(p.block_items) * sizeof(index_t) + 64,
-                    collision_sample_program<K, KeyMap>{keys, n, bins, p.groups, p.stride, static_cast<int>(p.block_items), bits, totals,
-                                                        bitset, key_map});
+                   std::uint32_t* bitset, index_t bits, Exec const& ex, sample_meeting* meet = nullptr, Finish const& finish = {}) {
+  ex.for_each_block(p.groups, static_cast<int>(p.block_items), sample_block_bytes(p),
+                    collision_sample_program<K, KeyMap, Finish>{keys, n, bins, p.groups, p.stride, static_cast<int>(p.block_items), bits, totals,
+                                                                bitset, key_map, meet, finish});
 }
 
 /// collision_stats with the keys mapped to table indices by key_map: sampled on the device, the

@@ -86,8 +86,6 @@ constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) 
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
 constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
                                      (1u << static_cast<int>(feature::clustering)) | (1u << static_cast<int>(feature::line_share));
-/// The most sample groups whose totals the choice's warp sums (choice_program).
-constexpr index_t device_choice_groups = 1024;
 
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
@@ -207,16 +205,14 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       bool const carried = make_walk(tree, shape, start, fit, walk);
       unsigned reads = 0;
       unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
-      bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0 &&
-                             plan.groups <= device_choice_groups;
+      bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
-      // the workspace: the sampled groups' totals, then the choice
-      std::size_t const totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(collision_totals);
+      // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {
-        auto* const totals = reinterpret_cast<collision_totals*>(ws);
-        auto* const decided = reinterpret_cast<strategy*>(ws + totals_bytes);
-        launch_sample(keys, n, bins, plan, key_map, totals, nullptr, 0, e);
-        e.for_each_block(1, choice_threads, choice_bytes, choice_program{totals, plan.groups, walk, decided, opt.chosen});
+        auto* const meet = reinterpret_cast<sample_meeting*>(ws);
+        auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
+        launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
+                      choice_program{&meet->sum, walk, decided, opt.chosen});
         launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, e);
       };
       auto const make_key = [&] {
@@ -226,7 +222,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
           key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
         return key;
       };
-      launch_decided(ex, make_key, totals_bytes + sizeof(strategy), launches);
+      launch_decided(ex, make_key, sizeof(sample_meeting) + sizeof(strategy), sizeof(sample_meeting), launches);
       return strategy::automatic;  // chosen on the device
     };
     s = choose();

@@ -31,7 +31,8 @@ namespace calm {
 //   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them
 //   E::has_launch_graphs            whether E records repeated calls as graphs (optional; CUDA): then
 //   E::launch_recorded(e, make_key, bytes, launches)
-//                                   runs launches(e', ws) (ws: `bytes` of workspace) from the graph
+//                                   runs launches(e', ws) (ws: `bytes` of workspace, zero when first
+//                                   allocated, then as the graph leaves it) from the graph
 //                                   recorded for the key make_key() returns (core/launch_key.hpp,
 //                                   built only where it is looked up), recording it if due, and
 //                                   returns false where it launched nothing (the caller launches)

@@ -145,6 +145,14 @@ template <class Warp, class Scope, class T>
 CALM_HD T atomic_load(Warp const& w, Scope s, T const* addr) {
   return w.atomic_load(s, addr);
 }
+/// A fence at the given scope (scope::device: sequentially consistent for the device): this lane's
+/// memory operations before it are seen by other threads before those after it. Paired with an atomic
+/// that another thread reads (a ticket, a flag) and a fence on that thread, it hands plain writes
+/// over to it, as in a last-block-done reduction.
+template <class Warp, class Scope>
+CALM_HD void fence(Warp const& w, Scope s) {
+  w.fence(s);
+}
 /// As atomic_update, and each lane gets the value *addr held just before its own update: the updates
 /// of one address happen in some order and each lane sees the result of those before it.
 template <class Warp, class Op, class Scope, class A, class V>

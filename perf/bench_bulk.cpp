@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 namespace calm_bench {
 namespace {
@@ -197,6 +198,87 @@ void sampling_case(benchmark::State& state, input in) {
   for (auto _ : state) state.SetIterationTime(std::max(0.0, time_device(sample) - waits[25]));
 }
 
+/// The parts of a choice finished on the device (hist_u32), each timed as its own recorded graph where
+/// the exec records them (CUDA): "empty" (one block that does nothing: the graph's own cost),
+/// "sample" (the sampling kernel, totals per group), "sample_meet" (the sampling with its groups'
+/// totals summed on the device and the last block found), "sample_choice" (and the choice finished by
+/// that block), "full" (and every strategy the choice may end at: automatic's graph), "chosen" (the
+/// strategies behind a choice already made, no sampling) and "best" (the strategy chosen alone). The
+/// differences are the cost of each part: full - chosen the sampling and choice in sequence, chosen -
+/// best the branches not taken. Counter "branches": the strategies launched behind the choice.
+void path_case(benchmark::State& state, input in, std::string part) {
+  using T = std::uint32_t;
+  namespace d = calm::detail;
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  index_t const nn = static_cast<index_t>(n);
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  calm::default_exec const ex{};
+  backend::device_buffer<T> table(in.bins);
+  table.fill_bytes(0);
+  auto const vals = d::as_value_source<T>(calm::constant(T(1)));
+  calm::tree_view const tree = calm::family_tree(calm::default_exec::family);
+  calm::scatter_shape const shape = d::shape_of<calm::plus, T>(nn, in.bins, true, ex);
+  calm::scatter_options const opt{};
+  auto const fit = [&](calm::strategy s) { return d::fitting_strategy<calm::plus, T, d::identity_key>(s, opt, shape, ex); };
+  int const start = calm::walk_known(tree, shape);
+  calm::tree_walk walk;
+  if (tree[start].left < 0 || !calm::make_walk(tree, shape, start, fit, walk)) {
+    state.SkipWithError("this input is decided without sampling");
+    return;
+  }
+  unsigned const reach = walk.reachable();
+  d::sample_plan const plan = d::plan_sample(pk, nn, in.bins, opt.sample);
+  backend::device_buffer<calm::strategy> decided(std::vector<calm::strategy>{calm::strategy::automatic});
+  std::size_t const meet_bytes = sizeof(d::sample_meeting), totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(d::collision_totals);
+  // the choice, made once, for "chosen" and "best"
+  calm::strategy const choice = calm::histogram(pk, nn, table.data(), in.bins, {}, ex) == calm::strategy::automatic ? [&] {
+    calm::scatter_options o;
+    o.chosen = decided.data();
+    calm::histogram(pk, nn, table.data(), in.bins, o, ex);
+    return decided.download()[0];
+  }() : calm::strategy::automatic;
+  if (choice == calm::strategy::automatic) {
+    state.SkipWithError("automatic did not choose on the device");
+    return;
+  }
+  int const tag = part == "empty"           ? 0
+                  : part == "sample"        ? 1
+                  : part == "sample_choice" ? 2
+                  : part == "full"          ? 3
+                  : part == "chosen"        ? 4
+                  : part == "best"          ? 5
+                                            : 6;  // sample_meet
+  auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
+    auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
+    auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
+    auto* const totals = reinterpret_cast<d::collision_totals*>(ws + meet_bytes + 8);
+    if (tag == 0) e.for_each_block(1, 32, 0, d::no_finish{});
+    if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e);
+    if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{});
+    if (tag == 2 || tag == 3)
+      d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr});
+    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+  };
+  auto const make_key = [&] {
+    calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();
+    key.add(pk).add(nn).add(table.data()).add(in.bins).add(tag).add(decided.data());
+    return key;
+  };
+  try {
+    time_calls(state, [&] { d::launch_decided(ex, make_key, meet_bytes + 8 + totals_bytes, meet_bytes, launches); });
+  } catch (calm::error const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  int branches = 0;
+  for (unsigned r = reach; r; r &= r - 1) ++branches;
+  state.counters["branches"] = branches;
+  state.counters["ran"] = static_cast<double>(static_cast<int>(choice));
+  state.counters["sample_groups"] = static_cast<double>(plan.groups);
+}
+
 #if defined(CALM_BENCH_VENDOR)
 void vendor_case(benchmark::State& state, input in) {
   std::size_t const n = std::size_t(1) << in.log2_n;
@@ -266,6 +348,16 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
+  } else if (set == "path") {  // the parts of the sampled path (path_case), on held-out inputs that sample
+    for (auto const& [d, b, ln] : std::vector<std::tuple<std::string, std::uint32_t, int>>{
+             {"gauss", 20000, ln - 1}, {"hotset", 20000, ln - 1}, {"runs_short", 20000, ln - 1}, {"sorted", 5000000, ln - 1},
+             {"hotset", 300000, ln - 1}, {"gauss", 20000, ln + 1}})
+      for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "chosen", "best"})
+        benchmark::RegisterBenchmark(("bulk/path/hist_u32/" + d + "/" + std::to_string(b) + "/" + std::to_string(ln) + "/" + part).c_str(), path_case,
+                                     input{"path", "hist_u32", d, b, ln}, part)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.03);
   } else {
     register_set("demo", {"uniform", "halfhot"}, {256, 100000}, {ln}, false);
   }

@@ -103,7 +103,8 @@ class recording {
 /// E::launch_recorded of the CUDA exec (core/exec.hpp), the key being make_key() (a launch_key, built
 /// only when graphs are on and the stream is not being captured). The first call with a key launches nothing
 /// itself (returns false: the caller launches as usual, and meets any bad argument); the second records
-/// launches(e, ws) into a graph, with a workspace of `bytes` of its own, and launches it; every later
+/// launches(e, ws) into a graph, with a workspace of `bytes` of its own (zeroed once, when allocated:
+/// launches leave zero what they need zero, as launch_decided asks), and launches it; every later
 /// call launches that graph: one submission from the host instead of one per kernel, and on the GPU
 /// about 1 us per kernel that ends at once (a branch not chosen) instead of 2-3 us.
 /// A stream that the caller is capturing, or a recording that fails, launches nothing (false).
@@ -131,6 +132,7 @@ bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes,
   if (!g.exec) {
     try {
       CALM_CUDA_CHECK(cudaMalloc(&g.workspace, bytes ? bytes : 1));
+      CALM_CUDA_CHECK(cudaMemset(g.workspace, 0, bytes ? bytes : 1));  // zero once: the graph leaves what must be zero so
       detail::recording r;
       Exec e = ex;
       e.stream = r.stream();

@@ -158,6 +158,8 @@ struct warp {
   }
   template <class Scope, class T>
   __device__ T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
+  __device__ void fence(scope::device) const { __threadfence(); }
+  __device__ void fence(scope::block_local) const { __threadfence_block(); }
 };
 
 }  // namespace cuda

@@ -2,6 +2,7 @@
 // (a Kokkos Serial/OpenMP body, a plain loop): every strategy degrades to one plain atomic.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "atomic.hpp"
@@ -71,6 +72,8 @@ struct lane_warp {
   }
   template <class Scope, class T>
   T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
+  template <class Scope>
+  void fence(Scope) const { std::atomic_thread_fence(std::memory_order_seq_cst); }
 };
 
 /// The warp of a per-lane call from scalar host code.

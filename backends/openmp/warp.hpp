@@ -2,6 +2,7 @@
 // value is a lane_array and each operation a short lane loop. ballot returns a real multi-bit mask.
 #pragma once
 
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -238,6 +239,8 @@ struct warp {
   }
   template <class Scope, class T>
   T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
+  template <class Scope>
+  void fence(Scope) const { std::atomic_thread_fence(std::memory_order_seq_cst); }
 };
 
 }  // namespace openmp

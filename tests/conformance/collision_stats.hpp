@@ -81,7 +81,58 @@ calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bi
   return s;
 }
 
+/// A sampling finish that records what the last block sees: the statistics of the groups' summed
+/// totals, and one more call.
+struct record_finish {
+  calm::detail::collision_totals const* sum;
+  calm::collision_statistics* seen;
+  std::uint32_t* calls;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    blk.for_each_warp([&](auto const& w, auto t) {
+      calm::when(w, t == 0, [&](auto const& l) {
+        *seen = calm::detail::statistics_of(sum, 1);
+        calm::atomic_update(l, calm::plus{}, calm::scope::device{}, calls, 1u);
+      });
+    });
+  }
+};
+
 }  // namespace calm_test
+
+TEST_CASE("collision sampling: the last block finishes once per launch, on every group's totals, and zeroes the meeting place", "[stats]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1, 1001, 300007);
+  int const block_items = GENERATE(32, 256);
+  CAPTURE(name, warp_size(), n, block_items);
+  auto g = rng(9001 + n + block_items);
+  index_t const bins = 4096;
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), keys_kind::runs, bins, g, true);
+  buffer<std::uint32_t> dk(keys);
+  calm::collision_sample_options const opt{1 << 14, block_items};
+  auto const plan = calm::detail::plan_sample(dk.data(), n, bins, opt);
+  buffer<calm::detail::sample_meeting> meet(std::vector<calm::detail::sample_meeting>(1));
+  buffer<std::uint32_t> calls(std::vector<std::uint32_t>{0u});
+  buffer<calm::collision_statistics> seen(1);
+  calm::collision_statistics const want = calm::collision_stats(dk.data(), n, bins, opt, exec{});
+  constexpr int launches = 3;
+  for (int i = 0; i < launches; ++i)
+    calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0,
+                                exec{}, meet.data(), record_finish{&meet.data()->sum, seen.data(), calls.data()});
+  CHECK(calls.download()[0] == std::uint32_t(launches));
+  auto const left = meet.download()[0];
+  CHECK(left.tickets == 0u);
+  CHECK(left.sum.sampled == 0u);
+  CHECK(left.sum.warp_sum == 0u);
+  CHECK(left.sum.lines == 0u);
+  calm::collision_statistics const s = seen.download()[0];
+  CHECK(s.sampled == want.sampled);
+  CHECK(s.out_of_range == want.out_of_range);
+  CHECK(s.warp_level == want.warp_level);
+  CHECK(s.block_level == want.block_level);
+  CHECK(s.clustering == want.clustering);
+  CHECK(s.line_share == want.line_share);
+}
 
 TEST_CASE("collision_stats: the levels of 000 §3.3 against exact values on the host", "[stats]") {
   using namespace calm_test;
