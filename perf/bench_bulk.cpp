@@ -5,6 +5,8 @@
 //
 //   CALM_BULK_SET=train   bulk/train/...    12 distributions x 23 table sizes x 3 workloads, 2^25 keys
 //   CALM_BULK_SET=train_items  bulk/train/... the same distributions from 6,144 entries up with 2^23 keys
+//   CALM_BULK_SET=train_coo    bulk/train/... coo_rows (sorted row indices of a sparse matrix) with 2^25 keys,
+//                                           and from 6,144 entries up with 2^23
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
 //                                           and the 5 training ones at new table sizes with 2^24 keys
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
@@ -42,6 +44,16 @@ std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::str
     else if (d == "runs1024") k[i] = i % 1024 == 0 ? (run = any) : run;
     else if (d == "runs4") k[i] = i % 4 == 0 ? (run = any) : run;
     else if (d == "runs8") k[i] = i % 8 == 0 ? (run = any) : run;
+    else if (d == "coo_rows") {  // the row indices of a sparse matrix in COO order: ascending, a third of the rows empty,
+      // the others of Pareto lengths (alpha 2) averaging 1.5 n / bins, so that one pass covers the rows
+      if (left == 0) {
+        do run = (run + 1) % bins;
+        while (unit() < 1.0 / 3.0);
+        double const half_mean = 0.75 * static_cast<double>(n) / bins;
+        left = static_cast<std::uint32_t>(std::clamp(half_mean / std::sqrt(1.0 - unit()), 1.0, 4e9));
+      }
+      k[i] = run, --left;
+    }
     // held out
     else if (d == "runs_short") {  // runs of 1 to 8 equal keys
       if (left == 0) run = any, left = 1 + static_cast<std::uint32_t>((r >> 40) % 8);
@@ -345,6 +357,12 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     for (auto b : bins)
       if (b >= 6144) large.push_back(b);
     register_set("train", train, large, {ln - 2});
+  } else if (set == "train_coo") {  // the clustered training inputs whose distinct keys share table lines
+    register_set("train", {"coo_rows"}, bins, {ln});
+    std::vector<std::uint32_t> large;
+    for (auto b : bins)
+      if (b >= 6144) large.push_back(b);
+    register_set("train", {"coo_rows"}, large, {ln - 2});
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});

@@ -3,15 +3,17 @@
 # the training inputs or on the held-out ones; then the tree is fitted (train) or scored (heldout).
 #   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
+#   BACKEND=cuda bash perf/bulk_sweep.sh train_coo OUT.json    # coo_rows (sorted sparse-matrix rows), both key counts
+#   BACKEND=cuda bash perf/bulk_sweep.sh path OUT.json         # the parts of automatic's sampled path, timed apart
 #   BACKEND=cuda bash perf/bulk_sweep.sh heldout OUT.json   # after rebuilding with the new tree: python3 perf/eval_tree.py OUT.json
 #   bash perf/bulk_sweep.sh train OUT.json                  # the host (OpenMP), fitted with --family host
 # CALM_DEPS_ROOT, CALM_BUILD_ROOT and CALM_JOBS as for perf/run.sh; CALM_BENCH_LOG2_KEYS sets the key count (the
 # sweep uses half of it, and a quarter and all of it for held-out sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-set_=${1:?usage: bulk_sweep.sh train|train_items|heldout OUT.json}
-out=${2:?usage: bulk_sweep.sh train|train_items|heldout OUT.json}
-names=${set_%_items}  # train_items registers its inputs as bulk/train/...
+set_=${1:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path OUT.json}
+out=${2:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path OUT.json}
+names=${set_%%_*}  # train_items and train_coo register their inputs as bulk/train/...
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
