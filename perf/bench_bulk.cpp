@@ -242,17 +242,14 @@ void path_case(benchmark::State& state, input in, std::string part) {
   d::sample_plan const plan = d::plan_sample(pk, nn, in.bins, opt.sample);
   backend::device_buffer<calm::strategy> decided(std::vector<calm::strategy>{calm::strategy::automatic});
   std::size_t const meet_bytes = sizeof(d::sample_meeting), totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(d::collision_totals);
-  // the choice, made once, for "chosen" and "best"
-  calm::strategy const choice = calm::histogram(pk, nn, table.data(), in.bins, {}, ex) == calm::strategy::automatic ? [&] {
-    calm::scatter_options o;
-    o.chosen = decided.data();
-    calm::histogram(pk, nn, table.data(), in.bins, o, ex);
-    return decided.download()[0];
-  }() : calm::strategy::automatic;
-  if (choice == calm::strategy::automatic) {
+  // the choice, made once by automatic itself, for "chosen" and "best"
+  calm::scatter_options with_report;
+  with_report.chosen = decided.data();
+  if (calm::histogram(pk, nn, table.data(), in.bins, with_report, ex) != calm::strategy::automatic) {
     state.SkipWithError("automatic did not choose on the device");
     return;
   }
+  calm::strategy const choice = decided.download()[0];
   int const tag = part == "empty"           ? 0
                   : part == "sample"        ? 1
                   : part == "sample_choice" ? 2
