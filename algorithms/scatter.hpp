@@ -246,8 +246,8 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
 /// (counted into opt.skipped if given). Throws calm::error before launching on a bad argument (null
 /// pointers, negative sizes, a block-local strategy forced on a table too large for it), leaving the
 /// table as it was. Asynchronous on a GPU (ex's stream), automatic included: where the tree asks for
-/// sampled statistics (and opt.stats gives none), a small kernel samples the keys, one warp finishes
-/// the choice on the device, and each strategy the choice may end at is launched behind it (on CUDA,
+/// sampled statistics (and opt.stats gives none), a small kernel samples the keys, its last block
+/// finishes the choice on the device, and each strategy the choice may end at is launched behind it (on CUDA,
 /// a call repeated with the same arguments, buffers and stream launches these as one graph recorded at
 /// the second call; exec.launch_graphs = false turns that off). Returns the strategy that ran, or
 /// strategy::automatic when the device chose (opt.chosen then receives it).
