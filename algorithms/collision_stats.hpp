@@ -148,8 +148,8 @@ struct collision_sample_program {
     std::uint32_t* const c = reinterpret_cast<std::uint32_t*>(skeys + block_items);
     index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
     int const items = block_items;
-    collision_totals* const tot = totals + blk.index();
     sample_meeting* const m = meet;
+    collision_totals* const tot = m == nullptr ? totals + blk.index() : nullptr;  // totals may be null with a meeting place
     index_t const ngroups = groups;
     std::uint32_t* const set = bitset;
     K const* const k = keys;

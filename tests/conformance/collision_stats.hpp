@@ -102,12 +102,14 @@ struct record_finish {
 
 TEST_CASE("collision sampling: the last block finishes once per launch, on every group's totals, and zeroes the meeting place", "[stats]") {
   using namespace calm_test;
+  // n > 0: a sampling has at least one group (with n = 0 nothing is sampled, and automatic does not sample)
   index_t const n = GENERATE(1, 1001, 300007);
   int const block_items = GENERATE(32, 256);
-  CAPTURE(name, warp_size(), n, block_items);
-  auto g = rng(9001 + n + block_items);
+  keys_kind const kind = GENERATE(keys_kind::runs, keys_kind::hot, keys_kind::image);
+  CAPTURE(name, warp_size(), n, block_items, to_string(kind));
+  auto g = rng(9001 + n + block_items + static_cast<int>(kind) * 17);
   index_t const bins = 4096;
-  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), keys_kind::runs, bins, g, true);
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
   buffer<std::uint32_t> dk(keys);
   calm::collision_sample_options const opt{1 << 14, block_items};
   auto const plan = calm::detail::plan_sample(dk.data(), n, bins, opt);
@@ -126,6 +128,15 @@ TEST_CASE("collision sampling: the last block finishes once per launch, on every
   CHECK(left.sum.warp_sum == 0u);
   CHECK(left.sum.lines == 0u);
   calm::collision_statistics const s = seen.download()[0];
+  // against the definitions, computed on the host (fixed-point level sums: 2^-20 per warp or block)
+  auto const r = reference_stats(keys, bins, opt);
+  CHECK(s.sampled == r.sampled);
+  CHECK(s.out_of_range == r.out_of_range);
+  CHECK(s.warp_level == Approx(r.warp_level).margin(1e-5));
+  CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
+  CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
+  CHECK(s.line_share == Approx(r.line_share).epsilon(1e-12));
+  // and the same integer sums as the groups' totals summed on the host, to the last bit
   CHECK(s.sampled == want.sampled);
   CHECK(s.out_of_range == want.out_of_range);
   CHECK(s.warp_level == want.warp_level);
