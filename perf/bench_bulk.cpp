@@ -214,7 +214,8 @@ void sampling_case(benchmark::State& state, input in) {
 /// the exec records them (CUDA): "empty" (one block that does nothing: the graph's own cost),
 /// "sample" (the sampling kernel, totals per group), "sample_meet" (the sampling with its groups'
 /// totals summed on the device and the last block found), "sample_choice" (and the choice finished by
-/// that block), "full" (and every strategy the choice may end at: automatic's graph), "chosen" (the
+/// that block), "full" (and every strategy the choice may end at, each launched after the last ends),
+/// "full_overlap" (the same, each launch overlapping the end of the last: automatic's graph), "chosen" (the
 /// strategies behind a choice already made, no sampling) and "best" (the strategy chosen alone). The
 /// differences are the cost of each part: full - chosen the sampling and choice in sequence, chosen -
 /// best the branches not taken. Counter "branches": the strategies launched behind the choice.
@@ -256,6 +257,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
                   : part == "full"          ? 3
                   : part == "chosen"        ? 4
                   : part == "best"          ? 5
+                  : part == "full_overlap"  ? 7
                                             : 6;  // sample_meet
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
@@ -264,9 +266,11 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 0) e.for_each_block(1, 32, 0, d::no_finish{});
     if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e);
     if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{});
-    if (tag == 2 || tag == 3)
+    if (tag == 2 || tag == 3 || tag == 7)
       d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr});
     if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
+      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
     if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
   };
@@ -367,7 +371,7 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     for (auto const& [d, b, ln] : std::vector<std::tuple<std::string, std::uint32_t, int>>{
              {"gauss", 20000, ln - 1}, {"hotset", 20000, ln - 1}, {"runs_short", 20000, ln - 1}, {"sorted", 5000000, ln - 1},
              {"hotset", 300000, ln - 1}, {"gauss", 20000, ln + 1}})
-      for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "chosen", "best"})
+      for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "full_overlap", "chosen", "best"})
         benchmark::RegisterBenchmark(("bulk/path/hist_u32/" + d + "/" + std::to_string(b) + "/" + std::to_string(ln) + "/" + part).c_str(), path_case,
                                      input{"path", "hist_u32", d, b, ln}, part)
             ->UseManualTime()

@@ -36,6 +36,7 @@ namespace detail {
 template <class Body>
 __global__ void cluster_kernel(Body body) {
   extern __shared__ uint4 calm_cluster_scratch[];
+  runtime::await_prior_launch();  // launched to overlap the launch before it: wait for it (else a no-op)
   body(cluster_block(blockIdx.x, gridDim.x, calm_cluster_scratch));
 }
 }  // namespace detail
@@ -54,7 +55,7 @@ inline bool clusters_supported() {
 /// or one cluster of this shape does not fit.
 template <class Body>
 void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threads, std::size_t scratch_bytes, Body body,
-                               cudaStream_t stream = 0) {
+                               cudaStream_t stream = 0, bool overlap = false) {
   require(cluster_size >= 1 && cluster_size <= 8, errc::invalid_argument,
           [&] { return "for_each_resident_cluster: cluster size must be in [1, 8], got " + std::to_string(cluster_size); });
   require(threads >= 1 && threads <= gpu::max_block_threads, errc::invalid_argument,
@@ -65,7 +66,7 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
   auto kernel = detail::cluster_kernel<Body>;
   threads = std::min(threads, runtime::max_threads(kernel));
   runtime::allow_shared_bytes(kernel, scratch_bytes);
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_size);
   attr[0].val.clusterDim.y = 1;
@@ -76,7 +77,7 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
   cfg.dynamicSmemBytes = scratch_bytes;
   cfg.stream = stream;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = 1;  // the occupancy query asks about the cluster shape alone
   int clusters = 0;
   CALM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
   require(clusters >= 1, errc::out_of_range,
@@ -84,6 +85,11 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
               std::to_string(scratch_bytes) + " bytes each does not fit on this device"; });
   index_t const launch = std::max<index_t>(1, std::min<index_t>(clusters, max_clusters));
   cfg.gridDim = dim3(static_cast<unsigned>(launch * cluster_size), 1, 1);
+  if (overlap && runtime::overlapping_launches()) {  // as runtime::launch: may begin while the launch before it ends
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    cfg.numAttrs = 2;
+  }
   CALM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, body));
 }
 
@@ -110,7 +116,7 @@ struct exec : gpu::exec<warp, runtime> {
   int max_cluster_size() const { return 8; }
   template <class Body>
   void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threads, std::size_t scratch_bytes, Body body) const {
-    cuda::for_each_resident_cluster(max_clusters, cluster_size, threads, scratch_bytes, body, stream);
+    cuda::for_each_resident_cluster(max_clusters, cluster_size, threads, scratch_bytes, body, stream, overlap_launches);
   }
 };
 

@@ -53,6 +53,48 @@ struct runtime {
     CALM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared_bytes));
     return blocks;
   }
+  /// Whether the current device launches kernels that overlap the launch before them (programmatic
+  /// dependent launch: compute capability 9.0 and newer), asked once per device.
+  static bool overlapping_launches() {
+    static int known[64] = {};  // 0: not asked, 1: no, 2: yes
+    int const dev = current_device();
+    if (dev < 0 || dev >= 64) return false;
+    if (known[dev] == 0) {
+      int major = 0;
+      CALM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+      known[dev] = major >= 9 ? 2 : 1;
+    }
+    return known[dev] == 2;
+  }
+  /// kernel<<<grid, threads, bytes, s>>>(args...); with overlap (on a device that has it) the launch
+  /// may begin while the one before it on s ends: the kernel must call await_prior_launch() before it
+  /// reads anything that launch wrote (the launch helpers' kernels do so first thing).
+  template <class... Params, class... Args>
+  static void launch(void (*kernel)(Params...), unsigned grid, unsigned threads, std::size_t bytes, cudaStream_t s, bool overlap,
+                     Args const&... args) {
+    if (!overlap || !overlapping_launches()) {
+      kernel<<<grid, threads, bytes, s>>>(args...);
+      return;
+    }
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3(threads, 1, 1);
+    cfg.dynamicSmemBytes = bytes;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CALM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  }
+  /// In a kernel launched to overlap the launch before it: waits until that launch has finished and
+  /// its memory operations are seen. A no-op in a kernel launched otherwise (and before sm_90).
+  __device__ static void await_prior_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+  }
   static void synchronize(cudaStream_t s) { CALM_CUDA_CHECK(cudaStreamSynchronize(s)); }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>

@@ -62,9 +62,10 @@ __global__ void kokkos_range_kernel(index_t n, Body body) {
     body(Warp::current(), i);
 }
 
-template <class Warp, class Body>
+template <class Warp, class Runtime, class Body>
 __global__ void block_kernel(index_t count, Body body) {
   extern __shared__ uint4 calm_block_scratch[];
+  Runtime::await_prior_launch();  // launched to overlap the launch before it: wait for it (else a no-op)
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
     body(block<Warp>(b, count, calm_block_scratch));
     __syncthreads();  // the next logical block reuses the scratch
@@ -137,9 +138,10 @@ void for_each_index(index_t n, Body body, launch_shape shape, typename Runtime::
   }
 }
 
-/// body(block) for each of `blocks` blocks of `threads` threads with scratch_bytes of block-local memory.
+/// body(block) for each of `blocks` blocks of `threads` threads with scratch_bytes of block-local memory;
+/// overlap: the launch may start while the one before it on the stream ends (Runtime::launch).
 template <class Warp, class Runtime, class Body>
-void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
+void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream, bool overlap = false) {
   require(blocks >= 0, errc::invalid_argument, "for_each_block: negative block count");
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
           [&] { return "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
@@ -148,14 +150,14 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
           [&] { return "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit); });
   if (blocks == 0) return;
-  auto kernel = detail::block_kernel<Warp, Body>;
+  auto kernel = detail::block_kernel<Warp, Runtime, Body>;
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   int const most = facts::prepare(kernel, scratch_bytes);
   require(threads <= most, errc::out_of_range,
           [&] { return "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
               std::to_string(threads); });
   unsigned const grid = static_cast<unsigned>(std::min<index_t>(blocks, INT_MAX));
-  kernel<<<grid, threads, scratch_bytes, stream>>>(blocks, body);
+  Runtime::launch(kernel, grid, static_cast<unsigned>(threads), scratch_bytes, stream, overlap, blocks, body);
   Runtime::check_launch("for_each_block launch");
 }
 
@@ -164,19 +166,20 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 /// threads is an upper bound: a program whose registers allow fewer per block gets fewer (it reads
 /// blk.threads()).
 template <class Warp, class Runtime, class Body>
-void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream) {
+void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream,
+                             bool overlap = false) {
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
           [&] { return "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
   std::size_t const limit = Runtime::max_block_shared_bytes();
   require(scratch_bytes <= limit, errc::out_of_range,
           [&] { return "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit); });
-  auto kernel = detail::block_kernel<Warp, Body>;
+  auto kernel = detail::block_kernel<Warp, Runtime, Body>;
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
   int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
   index_t const blocks = std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
-  kernel<<<static_cast<unsigned>(blocks), threads, scratch_bytes, stream>>>(blocks, body);
+  Runtime::launch(kernel, static_cast<unsigned>(blocks), static_cast<unsigned>(threads), scratch_bytes, stream, overlap, blocks, body);
   Runtime::check_launch("for_each_resident_block launch");
 }
 
@@ -189,6 +192,12 @@ struct exec {
   /// Whether block programs should load 16-byte chunks (four 4-byte items) per thread.
   static constexpr bool vector_loads = true;
   typename Runtime::stream_t stream{};
+  /// Whether each block launch may start while the launch before it on the stream ends, its blocks
+  /// waiting for that one to finish (and its writes to be seen) before they begin: the same order, the
+  /// next launch's set-up hidden behind the end of the last (CUDA's programmatic dependent launch on
+  /// sm_90 and newer; elsewhere an ordinary launch). Off by default; calm turns it on for the launches
+  /// behind a choice made on the device (algorithms/device_choice.hpp, overlapping).
+  bool overlap_launches = false;
   std::size_t block_local_bytes() const { return Runtime::max_block_shared_bytes(); }
   /// What privatize's replication rule may spend on copies of one table: 58% of a block's shared
   /// memory (132 KiB on H100/H200), from the replication sweep (algorithms/privatize.hpp).
@@ -197,11 +206,11 @@ struct exec {
   int resident_blocks_hint() const { return 2 * Runtime::multiprocessors(); }
   template <class Body>
   void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body) const {
-    gpu::for_each_block<Warp, Runtime>(blocks, threads, scratch_bytes, body, stream);
+    gpu::for_each_block<Warp, Runtime>(blocks, threads, scratch_bytes, body, stream, overlap_launches);
   }
   template <class Body>
   void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body) const {
-    gpu::for_each_resident_block<Warp, Runtime>(max_blocks, threads, scratch_bytes, body, stream);
+    gpu::for_each_resident_block<Warp, Runtime>(max_blocks, threads, scratch_bytes, body, stream, overlap_launches);
   }
   void synchronize() const { Runtime::synchronize(stream); }
   /// Device memory for a bulk call's workspace, ordered on the stream.

@@ -49,6 +49,15 @@ struct runtime {
     CALM_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared_bytes));
     return blocks;
   }
+  /// kernel<<<grid, threads, bytes, s>>>(args...). HIP has no launch that overlaps the one before it:
+  /// overlap is ignored (each launch starts after the last one ends, as it would anyway).
+  template <class... Params, class... Args>
+  static void launch(void (*kernel)(Params...), unsigned grid, unsigned threads, std::size_t bytes, hipStream_t s, bool /*overlap*/,
+                     Args const&... args) {
+    kernel<<<grid, threads, bytes, s>>>(args...);
+  }
+  /// Nothing to wait for: no HIP launch overlaps the one before it.
+  __device__ static void await_prior_launch() {}
   static void synchronize(hipStream_t s) { CALM_HIP_CHECK(hipStreamSynchronize(s)); }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>

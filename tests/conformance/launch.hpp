@@ -74,6 +74,39 @@ TEST_CASE("launch: for_each_tile gives each tile to one block, resident launches
   require_equal(hits.download(), std::vector<int>(tiles, 1), "each tile once");
 }
 
+TEST_CASE("launch: launches that overlap the one before them still start after it and see its writes", "[launch][block]") {
+  using namespace calm_test;
+  // calm::detail::overlapping: CUDA's programmatic dependent launch where the device has it (each block
+  // waits for the launch before); the other execs launch as usual. Each launch reads what the one
+  // before it wrote, without atomics: a launch that began early would lose increments.
+  index_t const n = GENERATE(1, 1000, 100003);
+  int const threads = GENERATE(64, 256);
+  int const launches = 8;
+  CAPTURE(name, warp_size(), n, threads);
+  buffer<int> a(n);
+  a.fill_bytes(0);
+  int* pa = a.data();
+  auto const ex = calm::detail::overlapping(exec{});
+  for (int j = 0; j < launches; ++j) {
+    int const scale = j % 2 == 0 ? 1 : 3;  // odd launches triple, even ones add one: the order shows in the result
+    ex.for_each_resident_block(std::max<index_t>(1, (n + threads - 1) / threads), threads, 0, CALM_LAMBDA(auto const& blk) {
+      blk.for_each_tile((n + blk.threads() - 1) / blk.threads(), [&](index_t t) {
+        blk.for_each_warp([&](auto const& w, auto tid) {
+          auto const i = calm::map([t, bt = blk.threads()](int x) { return t * bt + x; }, tid);
+          calm::when(w, i < n, [&](auto const& u) {
+            auto const v = calm::load(u, pa, i);
+            calm::store(u, pa, i, scale == 1 ? v + 1 : v * 3);
+          });
+        });
+      });
+    });
+  }
+  synchronize();
+  int expect = 0;
+  for (int j = 0; j < launches; ++j) expect = j % 2 == 0 ? expect + 1 : expect * 3;
+  require_equal(a.download(), std::vector<int>(n, expect), "every launch after the one before it");
+}
+
 TEST_CASE("launch: bad arguments throw before launching and leave memory as it was", "[launch][errors]") {
   using namespace calm_test;
   CAPTURE(name);
