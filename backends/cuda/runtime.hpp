@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -56,15 +57,17 @@ struct runtime {
   /// Whether the current device launches kernels that overlap the launch before them (programmatic
   /// dependent launch: compute capability 9.0 and newer), asked once per device.
   static bool overlapping_launches() {
-    static int known[64] = {};  // 0: not asked, 1: no, 2: yes
+    static std::atomic<int> known[64] = {};  // 0: not asked, 1: no, 2: yes (host threads may ask at once)
     int const dev = current_device();
     if (dev < 0 || dev >= 64) return false;
-    if (known[dev] == 0) {
+    int k = known[dev].load(std::memory_order_relaxed);
+    if (k == 0) {
       int major = 0;
       CALM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-      known[dev] = major >= 9 ? 2 : 1;
+      k = major >= 9 ? 2 : 1;
+      known[dev].store(k, std::memory_order_relaxed);
     }
-    return known[dev] == 2;
+    return k == 2;
   }
   /// kernel<<<grid, threads, bytes, s>>>(args...); with overlap (on a device that has it) the launch
   /// may begin while the one before it on s ends: the kernel must call await_prior_launch() before it
