@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit calm's strategy tree (000 §3.3) to a bulk training sweep and write it as a model file.
 
-    python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/models/hopper.inc] [--report FILE.md]
+    python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/models/hopper.inc] [--report FILE.md] [--jobs N]
 
 TRAIN.json: the Google Benchmark JSON of `CALM_BULK_SET=train calm_bench --benchmark_filter=^bulk/train/`.
 Each input (workload, distribution, table size, keys) gives the time of every forced strategy and its
@@ -9,7 +9,11 @@ collision statistics ("stats" case, with the time to sample them). The tree is a
 algorithms/choose.hpp whose leaves pick the strategy with the least loss over their inputs, the loss of an
 input being log(time / best time) plus a steep penalty below 0.9x of the best; a path that tests a sampled
 statistic pays the sampling time on each of its inputs (the "sampling" case: the device-side sampling
-a choice finished on the device costs; older files: the "stats" case, which also waits for the host). The report gives leave-one-out quality the paper's
+a choice finished on the device costs; older files: the "stats" case, which also waits for the host).
+Greedy splits look ahead through static splits (the table, the types, the keys' count) that gain
+nothing themselves: one such split, then, where none helps, one more on a feature of few values (float
+or not, the value size), so that a region such as "float values in a table of four copies" can be cut
+out before it samples. The report gives leave-one-out quality the paper's
 way: for each input, a tree fitted to the others chooses, and "% off optimal" is its time over the best.
 Plain Python: no numpy needed.
 """
@@ -41,6 +45,7 @@ def replication_for(bins, elem, budget, max_copies):
     return r
 SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
+LOOKAHEAD = 2  # static splits a node may look through before a split pays (1: one, as the trees before 2026-11-24's refit)
 
 
 def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", features_from=()):
@@ -168,6 +173,31 @@ def best_split(inputs, keys, sampled, min_leaf, features=FEATURES):
     return best
 
 
+def static_then_split(inputs, keys, sampled, min_leaf, features=FEATURES):
+    """(loss, feature, threshold) of the best split on a static feature of few values (the type, the op,
+    the keys' count) followed on each side by that side's best leaf or single split, or None: a second
+    step of lookahead, so that a region such as "float values, four copies" can be cut out before it
+    samples (two static splits, then a sampled one)."""
+    best = None
+    for f in [f for f in features if f not in SAMPLED]:
+        vals = sorted({inputs[k]["features"][f] for k in keys})
+        if len(vals) > 4:
+            continue
+        for lo, hi in zip(vals, vals[1:]):
+            thr = (lo + hi) / 2
+            sides = [[k for k in keys if inputs[k]["features"][f] <= thr], [k for k in keys if inputs[k]["features"][f] > thr]]
+            if min(len(x) for x in sides) < min_leaf:
+                continue
+            loss = 0.0
+            for side in sides:
+                _, side_leaf = best_leaf(loss_rows(inputs, side, sampled))
+                inner = best_split(inputs, side, sampled, min_leaf, features) if len(side) >= 2 * min_leaf else None
+                loss += min(side_leaf, inner[0]) if inner else side_leaf
+            if best is None or loss < best[0]:
+                best = (loss, f, thr)
+    return best
+
+
 def min_gain(n):
     """What a split must save to be taken: it must pay for itself clearly, not fit noise."""
     return 0.02 * n ** 0.5
@@ -180,9 +210,12 @@ def grow(inputs, keys, sampled, depth, max_depth, min_leaf, features=FEATURES):
     if depth >= max_depth or len(keys) < 2 * min_leaf:
         return node
     best = best_split(inputs, keys, sampled, min_leaf, features)
-    if (best is None or best[0] > leaf_loss - min_gain(len(keys))) and depth + 1 < max_depth:
-        # one step of lookahead over the static features: a split that gains nothing itself may let
-        # each side sample only where sampling pays (greedy CART cannot see that)
+
+    def look_through(deep):
+        """The best static split whose sides then gain by their best leaf or single split (deep: or by a
+        static split of few values and then that): a split that gains nothing itself may let each side
+        sample only where sampling pays (greedy CART cannot see that)."""
+        found = None
         for f in [f for f in features if f not in SAMPLED]:
             vals = sorted({inputs[k]["features"][f] for k in keys})
             for lo, hi in zip(vals, vals[1:]):
@@ -194,9 +227,17 @@ def grow(inputs, keys, sampled, depth, max_depth, min_leaf, features=FEATURES):
                 for side in sides:
                     _, side_leaf = best_leaf(loss_rows(inputs, side, sampled))
                     inner = best_split(inputs, side, sampled, min_leaf, features) if len(side) >= 2 * min_leaf else None
-                    loss += min(side_leaf, inner[0]) if inner else side_leaf
-                if loss < leaf_loss - min_gain(len(keys)) and (best is None or loss < best[0]):
-                    best = (loss, f, thr)
+                    further = static_then_split(inputs, side, sampled, min_leaf, features) if deep and len(side) >= 4 * min_leaf else None
+                    loss += min([side_leaf] + [x[0] for x in (inner, further) if x is not None])
+                if loss < leaf_loss - min_gain(len(keys)) and (found is None or loss < found[0]):
+                    found = (loss, f, thr)
+        return found
+
+    gains = lambda b: b is not None and b[0] <= leaf_loss - min_gain(len(keys))  # noqa: E731
+    if not gains(best) and depth + 1 < max_depth:
+        best = look_through(False) or best
+    if not gains(best) and LOOKAHEAD > 1 and depth + 2 < max_depth:
+        best = look_through(True) or best
     if best is None or best[0] > leaf_loss - min_gain(len(keys)):
         return node
     _, f, thr = best
@@ -314,6 +355,18 @@ def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+_loo_data = None  # (inputs, keys) of the leave-one-out, for worker processes
+
+
+def leave_one_out(i):
+    """(speed over the best, strategy) of input i chosen by a tree fitted to the other inputs."""
+    inputs, keys = _loo_data
+    k = keys[i]
+    has = [f for f in FEATURES if f in inputs[k]["features"]]  # an input from before a statistic: a tree without it
+    t, s = chosen_time(inputs, k, fit(inputs, keys[:i] + keys[i + 1:], features=has))
+    return inputs[k]["best"] / t, s
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("train", nargs="+", help="training files; an input in a later file replaces the same input of an earlier one")
@@ -321,6 +374,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--report")
     ap.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the leave-one-out (each fits one tree per left-out input)")
     ap.add_argument("--sampling-us", type=float, help="the sampling time of inputs without a 'sampling' case (files from before it)")
     ap.add_argument("--sampled-path-us", type=float,
                     help="what a sampled choice adds to every input, overriding the files' sampling cases: automatic's time less "
@@ -369,11 +423,16 @@ def main():
                      f"{len(sampled)} sampled, geo mean {geo(sampled) if sampled else 1.0:.3f}.")
     if not a.no_loo:
         by_wl = defaultdict(list)
-        for i, k in enumerate(keys):
-            others = keys[:i] + keys[i + 1:]
-            has = [f for f in FEATURES if f in inputs[k]["features"]]  # an input from before a statistic: a tree without it
-            t, s = chosen_time(inputs, k, fit(inputs, others, features=has))
-            by_wl[k[1]].append((inputs[k]["best"] / t, k, s))
+        global _loo_data
+        _loo_data = (inputs, keys)
+        if a.jobs > 1:
+            import multiprocessing
+            with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
+                results = pool.map(leave_one_out, range(len(keys)), chunksize=8)
+        else:
+            results = [leave_one_out(i) for i in range(len(keys))]
+        for k, (x, s) in zip(keys, results):
+            by_wl[k[1]].append((x, k, s))
         lines.append("\nLeave-one-out (each input chosen by a tree fitted to the others; speed over the best, sampling included):\n")
         lines.append("| workload | inputs | geo mean | min | % off optimal | worst input (chose) |\n| --- | --- | --- | --- | --- | --- |")
         allx = []
