@@ -173,28 +173,39 @@ def best_split(inputs, keys, sampled, min_leaf, features=FEATURES):
     return best
 
 
+def static_splits(inputs, keys, min_leaf, features=FEATURES, most_values=None):
+    """Each split of `keys` on a static feature (of at most most_values values, if given) that leaves
+    min_leaf inputs on each side: (feature, threshold, [left keys, right keys])."""
+    for f in [f for f in features if f not in SAMPLED]:
+        vals = sorted({inputs[k]["features"][f] for k in keys})
+        if most_values is not None and len(vals) > most_values:
+            continue
+        for lo, hi in zip(vals, vals[1:]):
+            thr = (lo + hi) / 2
+            sides = [[k for k in keys if inputs[k]["features"][f] <= thr], [k for k in keys if inputs[k]["features"][f] > thr]]
+            if min(len(x) for x in sides) >= min_leaf:
+                yield f, thr, sides
+
+
+def side_loss(inputs, side, sampled, min_leaf, features, deep):
+    """The least loss one side of a static split can reach: its best leaf, its best single split, or
+    (deep) a static split of few values followed by those (static_then_split)."""
+    _, loss = best_leaf(loss_rows(inputs, side, sampled))
+    inner = best_split(inputs, side, sampled, min_leaf, features) if len(side) >= 2 * min_leaf else None
+    further = static_then_split(inputs, side, sampled, min_leaf, features) if deep and len(side) >= 4 * min_leaf else None
+    return min([loss] + [x[0] for x in (inner, further) if x is not None])
+
+
 def static_then_split(inputs, keys, sampled, min_leaf, features=FEATURES):
     """(loss, feature, threshold) of the best split on a static feature of few values (the type, the op,
     the keys' count) followed on each side by that side's best leaf or single split, or None: a second
     step of lookahead, so that a region such as "float values, four copies" can be cut out before it
     samples (two static splits, then a sampled one)."""
     best = None
-    for f in [f for f in features if f not in SAMPLED]:
-        vals = sorted({inputs[k]["features"][f] for k in keys})
-        if len(vals) > 4:
-            continue
-        for lo, hi in zip(vals, vals[1:]):
-            thr = (lo + hi) / 2
-            sides = [[k for k in keys if inputs[k]["features"][f] <= thr], [k for k in keys if inputs[k]["features"][f] > thr]]
-            if min(len(x) for x in sides) < min_leaf:
-                continue
-            loss = 0.0
-            for side in sides:
-                _, side_leaf = best_leaf(loss_rows(inputs, side, sampled))
-                inner = best_split(inputs, side, sampled, min_leaf, features) if len(side) >= 2 * min_leaf else None
-                loss += min(side_leaf, inner[0]) if inner else side_leaf
-            if best is None or loss < best[0]:
-                best = (loss, f, thr)
+    for f, thr, sides in static_splits(inputs, keys, min_leaf, features, most_values=4):
+        loss = sum(side_loss(inputs, side, sampled, min_leaf, features, False) for side in sides)
+        if best is None or loss < best[0]:
+            best = (loss, f, thr)
     return best
 
 
@@ -216,21 +227,10 @@ def grow(inputs, keys, sampled, depth, max_depth, min_leaf, features=FEATURES):
         static split of few values and then that): a split that gains nothing itself may let each side
         sample only where sampling pays (greedy CART cannot see that)."""
         found = None
-        for f in [f for f in features if f not in SAMPLED]:
-            vals = sorted({inputs[k]["features"][f] for k in keys})
-            for lo, hi in zip(vals, vals[1:]):
-                thr = (lo + hi) / 2
-                sides = [[k for k in keys if inputs[k]["features"][f] <= thr], [k for k in keys if inputs[k]["features"][f] > thr]]
-                if min(len(x) for x in sides) < min_leaf:
-                    continue
-                loss = 0.0
-                for side in sides:
-                    _, side_leaf = best_leaf(loss_rows(inputs, side, sampled))
-                    inner = best_split(inputs, side, sampled, min_leaf, features) if len(side) >= 2 * min_leaf else None
-                    further = static_then_split(inputs, side, sampled, min_leaf, features) if deep and len(side) >= 4 * min_leaf else None
-                    loss += min([side_leaf] + [x[0] for x in (inner, further) if x is not None])
-                if loss < leaf_loss - min_gain(len(keys)) and (found is None or loss < found[0]):
-                    found = (loss, f, thr)
+        for f, thr, sides in static_splits(inputs, keys, min_leaf, features):
+            loss = sum(side_loss(inputs, side, sampled, min_leaf, features, deep) for side in sides)
+            if loss < leaf_loss - min_gain(len(keys)) and (found is None or loss < found[0]):
+                found = (loss, f, thr)
         return found
 
     gains = lambda b: b is not None and b[0] <= leaf_loss - min_gain(len(keys))  # noqa: E731
