@@ -62,8 +62,9 @@ struct has_overlap_launches<Exec, std::void_t<decltype(std::declval<Exec&>().ove
 
 /// ex with each launch allowed to overlap the end of the one before it on its stream (the exec's
 /// overlap_launches, where it has one: CUDA on sm_90): the launches behind a choice made on the device
-/// each wait for the last, so on an H100 a strategy not chosen costs about 0.4 us instead of 1.4
-/// (perf/results/cuda-h100-2026-11-24-bulk-path-overlap.md). Other execs are returned as they are.
+/// each still wait for the last, but their set-up overlaps its end; on an H100 calls with two
+/// strategies not chosen took 0.9 to 1.3 us less (perf/results/cuda-h100-2026-11-24-bulk-path-overlap.md).
+/// Other execs are returned as they are.
 template <class Exec>
 Exec overlapping(Exec ex) {
   if constexpr (has_overlap_launches<Exec>::value) ex.overlap_launches = true;

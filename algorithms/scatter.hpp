@@ -92,8 +92,9 @@ constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_ca
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`): the blocks of a strategy not chosen end at once, so each costs an empty grid
-/// (about 1.5 us in a recorded graph on an H100, 2-3 us launched from the host; about 1 us less with
-/// an exec whose launches overlap, as bulk_scatter passes: detail::overlapping). One launch per strategy, not one
+/// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
+/// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
+/// all). One launch per strategy, not one
 /// program over all: a fused kernel takes the registers of its heaviest program, and on an H100 that
 /// halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>

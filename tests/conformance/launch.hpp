@@ -87,6 +87,11 @@ TEST_CASE("launch: launches that overlap the one before them still start after i
   a.fill_bytes(0);
   int* pa = a.data();
   auto const ex = calm::detail::overlapping(exec{});
+  auto const flag_set = [](auto const& e) {  // CUDA and HIP: overlapping sets the exec's flag (the host's exec has none)
+    if constexpr (calm::detail::has_overlap_launches<std::decay_t<decltype(e)>>::value) return bool(e.overlap_launches);
+    else return true;
+  };
+  REQUIRE(flag_set(ex));
   for (int j = 0; j < launches; ++j) {
     int const scale = j % 2 == 0 ? 1 : 3;  // odd launches triple, even ones add one: the order shows in the result
     ex.for_each_resident_block(std::max<index_t>(1, (n + threads - 1) / threads), threads, 0, CALM_LAMBDA(auto const& blk) {
