@@ -62,6 +62,17 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   return s;
 }
 
+/// The statistics a sampling without a distinct-key count gives (sizes, levels, clustering, line share)
+/// against the host's definitions; the level sums are kept in fixed point (2^-20 per warp or block).
+inline void check_sampled_levels(calm::collision_statistics const& s, calm::collision_statistics const& r) {
+  CHECK(s.sampled == r.sampled);
+  CHECK(s.out_of_range == r.out_of_range);
+  CHECK(s.warp_level == Approx(r.warp_level).margin(1e-5));
+  CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
+  CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
+  CHECK(s.line_share == Approx(r.line_share).epsilon(1e-12));
+}
+
 template <class K>
 calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bins, calm::collision_sample_options const& opt = {}) {
   buffer<K> d(keys);
@@ -69,15 +80,9 @@ calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bi
   auto const r = reference_stats(keys, bins, opt);
   INFO("n " << keys.size() << ", bins " << bins << ", items " << opt.items << ", block " << opt.block_items << "\n got  "
             << s.to_string() << "\n want " << r.to_string());
-  CHECK(s.sampled == r.sampled);
-  CHECK(s.out_of_range == r.out_of_range);
+  check_sampled_levels(s, r);
   CHECK(s.distinct == r.distinct);
-  // the level sums are kept in fixed point (2^-20 per warp or block)
-  CHECK(s.warp_level == Approx(r.warp_level).margin(1e-5));
-  CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
   CHECK(s.all_thread_level == Approx(r.all_thread_level).epsilon(1e-12));
-  CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
-  CHECK(s.line_share == Approx(r.line_share).epsilon(1e-12));
   return s;
 }
 
@@ -128,14 +133,8 @@ TEST_CASE("collision sampling: the last block finishes once per launch, on every
   CHECK(left.sum.warp_sum == 0u);
   CHECK(left.sum.lines == 0u);
   calm::collision_statistics const s = seen.download()[0];
-  // against the definitions, computed on the host (fixed-point level sums: 2^-20 per warp or block)
-  auto const r = reference_stats(keys, bins, opt);
-  CHECK(s.sampled == r.sampled);
-  CHECK(s.out_of_range == r.out_of_range);
-  CHECK(s.warp_level == Approx(r.warp_level).margin(1e-5));
-  CHECK(s.block_level == Approx(r.block_level).margin(1e-5));
-  CHECK(s.clustering == Approx(r.clustering).epsilon(1e-12));
-  CHECK(s.line_share == Approx(r.line_share).epsilon(1e-12));
+  // against the definitions, computed on the host
+  check_sampled_levels(s, reference_stats(keys, bins, opt));
   // and the same integer sums as the groups' totals summed on the host, to the last bit
   CHECK(s.sampled == want.sampled);
   CHECK(s.out_of_range == want.out_of_range);

@@ -79,7 +79,7 @@ TEST_CASE("launch: launches that overlap the one before them still start after i
   // calm::detail::overlapping: CUDA's programmatic dependent launch where the device has it (each block
   // waits for the launch before); the other execs launch as usual. Each launch reads what the one
   // before it wrote, without atomics: a launch that began early would lose increments.
-  index_t const n = GENERATE(1, 1000, 100003);
+  index_t const n = GENERATE(0, 1, 1000, 100003);
   int const threads = GENERATE(64, 256);
   int const launches = 8;
   CAPTURE(name, warp_size(), n, threads);
