@@ -2,7 +2,18 @@
 // forms warps from consecutive indices; the shape says how the GPU threads are laid out.
 #pragma once
 
+#include <type_traits>
+
 namespace calm {
+
+/// How many blocks of 1,024 threads a block program asks to have on one multiprocessor at once
+/// (Body::resident_1024_blocks; 0, no request, when it has none). A GPU backend compiles such a
+/// program's kernel with that bound, which caps its registers (1: 64 per thread, 2: 32), so that a
+/// program with two paths keeps the occupancy of the lighter one; the host ignores it.
+template <class Body, class = void>
+struct resident_1024_blocks_of : std::integral_constant<int, 0> {};
+template <class Body>
+struct resident_1024_blocks_of<Body, std::void_t<decltype(Body::resident_1024_blocks)>> : std::integral_constant<int, Body::resident_1024_blocks> {};
 
 enum class launch_shape {
   /// A plain 1-D grid, one index per thread, `if (i < n)` cutting the last warp.

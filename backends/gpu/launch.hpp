@@ -63,13 +63,33 @@ __global__ void kokkos_range_kernel(index_t n, Body body) {
 }
 
 template <class Warp, class Runtime, class Body>
-__global__ void block_kernel(index_t count, Body body) {
+__device__ void run_blocks(index_t count, Body const& body) {
   extern __shared__ uint4 calm_block_scratch[];
   Runtime::await_prior_launch();  // launched to overlap the launch before it: wait for it (else a no-op)
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
     body(block<Warp>(b, count, calm_block_scratch));
     __syncthreads();  // the next logical block reuses the scratch
   }
+}
+
+template <class Warp, class Runtime, class Body>
+__global__ void block_kernel(index_t count, Body body) {
+  run_blocks<Warp, Runtime>(count, body);
+}
+
+/// block_kernel for a program that asks for Resident blocks of 1,024 threads per multiprocessor
+/// (resident_1024_blocks_of): its registers capped to fit them.
+template <class Warp, class Runtime, class Body, int Resident>
+__global__ void __launch_bounds__(1024, Resident) bounded_block_kernel(index_t count, Body body) {
+  run_blocks<Warp, Runtime>(count, body);
+}
+
+/// The kernel of a block program: bounded where it asks to be.
+template <class Warp, class Runtime, class Body>
+constexpr auto block_kernel_of() {
+  constexpr int resident = resident_1024_blocks_of<Body>::value;
+  if constexpr (resident > 0) return &bounded_block_kernel<Warp, Runtime, Body, resident>;
+  else return &block_kernel<Warp, Runtime, Body>;
 }
 
 
@@ -150,7 +170,7 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
           [&] { return "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit); });
   if (blocks == 0) return;
-  auto kernel = detail::block_kernel<Warp, Runtime, Body>;
+  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   int const most = facts::prepare(kernel, scratch_bytes);
   require(threads <= most, errc::out_of_range,
@@ -174,7 +194,7 @@ void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratc
   require(scratch_bytes <= limit, errc::out_of_range,
           [&] { return "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit); });
-  auto kernel = detail::block_kernel<Warp, Runtime, Body>;
+  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
   int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
