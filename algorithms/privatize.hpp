@@ -1,9 +1,10 @@
-// calm/algorithms/privatize.hpp: scatter whole arrays through a table privatized in each block's
-// block-local memory (001 §3 replication and padding, §4.2 histogram), lanes merged first by a strategy.
+// calm/algorithms/privatize.hpp: scatter whole arrays through a table privatized in each block's block-local memory
+// (001 §3 replication and padding, §4.2 histogram), lanes merged first by a strategy, or where a block finds a hot key.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -65,6 +66,33 @@ privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec c
               std::to_string(p.bytes) + " bytes of block-local memory; one block has " + std::to_string(limit); });
   return p;
 }
+
+/// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
+/// for a hot key (detail::probe_hot_key) and merges a warp's equal keys (peer_reduce) before each
+/// block-local atomic only where one key takes at least `share` of the probed updates per copy of the
+/// table; elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
+/// where keys rarely repeat (match_any on every item), and saved 3-9x where one key took a quarter or
+/// more of a one-copy table's float updates (perf/results/cuda-h100-2026-11-24-privatize-merge.md).
+struct adaptive_merge {
+  /// Values read from an array: a block merges where one key takes at least this share of its probed
+  /// updates per copy of the table, wherever those updates fall (a float's or double's block-local
+  /// atomic is a compare-and-swap loop: a hot key costs much even spread over the warps).
+  float weighted_share = 0.075f;
+  /// calm::constant values (a histogram's +1s, whose block-local atomics contend much less): a block
+  /// merges where the lanes that share their warp's first key make this share of its probed keys per
+  /// copy (runs of equal keys side by side, as in sorted keys; a hot key spread over the warps costs
+  /// less than match_any on every item).
+  float counting_share = 0.5f;
+  /// Device memory (or nullptr): each block that merges adds 1 here.
+  std::uint32_t* merged_blocks = nullptr;
+
+  /// Whether a block whose probe found `most` keys on its hottest key and `run` keys sharing their
+  /// warp's first key, of `items`, merges into a table of `copies` copies.
+  CALM_HD bool merges(index_t most, index_t run, index_t items, int copies, bool counting) const {
+    double const need = static_cast<double>(counting ? counting_share : weighted_share) * copies * static_cast<double>(items);
+    return static_cast<double>(counting ? run : most) >= need;
+  }
+};
 
 /// The most entries of T that one block's block-local memory holds on exec (one copy, no padding;
 /// the layout's discard entry taken off).
@@ -171,6 +199,78 @@ CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values,
       [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile);
 }
 
+/// What adaptive_merge's probe finds in a block's first tile: of `items` keys (one per thread), the
+/// most that one offered key takes (`most`: a hot key, wherever it falls), and how many share their
+/// warp's first key (`run`, summed over the warps: equal keys side by side, as in sorted keys).
+struct hot_key_probe {
+  index_t most = 0, run = 0, items = 0;
+};
+
+/// Block-local bytes of adaptive_merge's probe: up to probe_warps keys, as many counts and the run count.
+constexpr int probe_warps = 64;
+constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + sizeof(std::uint32_t)) + sizeof(std::uint64_t);
+
+/// adaptive_merge's probe of this block's first tile (the tile stream_items_with_state starts with):
+/// the first item of each thread's first chunk, one key per thread spread over the tile. The first
+/// lane of each of the first probe_warps warps offers its key, and each offered key is counted exactly
+/// among all those keys; each warp counts its lanes that share its first lane's key. Every thread gets
+/// the same answer. Uses `scratch` (probe_bytes of block-local memory), free again when it returns.
+template <int Vec, class Block, class K, class KeyMap>
+CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* scratch) {
+  index_t const chunks = n / Vec, threads = blk.threads(), tile_chunks = threads * loads_in_flight;
+  index_t first = -1;
+  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+    if (first < 0) first = tile;
+  });
+  hot_key_probe r;
+  if (first < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
+  index_t const base = first * tile_chunks;
+  r.items = std::min(threads, chunks - base);
+  constexpr index_t none = std::numeric_limits<index_t>::min();  // no key: a lane without an item, a probe past the last
+  index_t* const offered = reinterpret_cast<index_t*>(scratch);
+  std::uint32_t* const counts = reinterpret_cast<std::uint32_t*>(scratch + probe_warps * sizeof(index_t));
+  std::uint32_t* const run = counts + probe_warps;
+  int const most_probes = probe_warps;  // a value: the device cannot bind a reference to the namespace constant
+  int probes = 0;
+  blk.for_each_warp([&](auto const& w, auto t) {
+    constexpr int W = std::decay_t<decltype(w)>::size;
+    probes = std::min(most_probes, (blk.threads() + W - 1) / W);
+    auto const c = map([base](int tt) { return base + tt; }, t);
+    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
+    auto const key = select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none);
+    auto const warp = map([](int tt) { return tt / W; }, t);
+    when(w, (lane_id(w) == 0) & (warp < probes), [&](auto const& l) { store(l, offered, warp, key); });
+    when(w, t < most_probes, [&](auto const& l) { store(l, counts, t, 0u); });
+    when(w, t == 0, [&](auto const& l) { store(l, run, 0, 0u); });
+  });
+  blk.sync();
+  blk.for_each_warp([&](auto const& w, auto t) {
+    auto const c = map([base](int tt) { return base + tt; }, t);
+    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
+    auto const key = select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none);
+    // the lanes that share this warp's first key
+    auto const own = static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == shuffle(w, key, 0)))));
+    if (own > 0u) when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, run, own); });
+    // each offered key among this warp's keys, four at a time (independent loads and votes)
+    auto const offer = [&](int p) { return p < probes ? offered[p] : none; };
+    for (int p = 0; p < probes; p += 4) {
+      index_t const k0 = offer(p), k1 = offer(p + 1), k2 = offer(p + 2), k3 = offer(p + 3);
+      std::uint32_t const hits[4] = {static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k0)))),
+                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k1)))),
+                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k2)))),
+                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k3))))};
+      for (int j = 0; j < 4; ++j)
+        if (hits[j] > 0u)
+          when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, counts + p + j, hits[j]); });
+    }
+  });
+  blk.sync();
+  for (int p = 0; p < probes; ++p) r.most = std::max<index_t>(r.most, counts[p]);
+  r.run = *run;
+  blk.sync();  // every thread has read the counts before the scratch is reused
+  return r;
+}
+
 /// The block program of privatize_scatter: clear the private table, stream the block's items into
 /// it, merge the copies into the device table.
 template <int Vec, class Strategy, class Op, class K, class Values, class T, class KeyMap = identity_key>
@@ -184,13 +284,37 @@ struct privatized_scatter_program {
   Strategy strategy;
   KeyMap key_map = {};
 
+  /// adaptive_merge's kernel holds both paths; its registers capped at 64 per thread, so that a block
+  /// of 1,024 threads always launches and, on an H100, the blocks that do not merge run as many threads
+  /// at once as privatize with naive (whose values take up to 62 registers); a cap of 32 for the +1s
+  /// of a histogram spilled and ran up to 1.3x longer.
+  static constexpr int resident_1024_blocks = std::is_same<Strategy, adaptive_merge>::value ? 1 : 0;
+
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
-    tab.clear(blk, op);
+    if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
+      hot_key_probe const probe = probe_hot_key<Vec>(blk, keys, n, key_map, blk.template scratch<unsigned char>());
+      bool const merge = probe.items > 0 && strategy.merges(probe.most, probe.run, probe.items, layout.copies, is_same_value<Values>::value);
+      std::uint32_t* const merged = strategy.merged_blocks;
+      if (merge && merged != nullptr)
+        blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, merged, 1u); }); });
+      tab.clear(blk, op);
+      if (merge) stream_into(blk, tab, peer_reduce{});
+      else stream_into(blk, tab, naive{});
+    } else {
+      tab.clear(blk, op);
+      stream_into(blk, tab, strategy);
+    }
+    tab.merge_into(blk, op, scope::device{}, out);
+  }
+
+  /// The block's items into its private table, lanes merged by `merge` before each atomic.
+  template <class Block, class Merge>
+  CALM_HD void stream_into(Block const& blk, private_table<T> const& tab, Merge const& merge) const {
     // naive needs no other lane: each lane streams on its own (a scalar loop on the host), with its
     // copy's first entry, the discard entry and the table size as local values (tab.lane_view)
-    stream_items_with_state<Vec, std::is_same<Strategy, naive>::value>(
+    stream_items_with_state<Vec, std::is_same<Merge, naive>::value>(
         blk, keys, values, n,
         [&](auto const& w, auto const& t) {
           // a lane that runs alone (the host) takes each chunk of its tile to the next copy: the updates
@@ -198,10 +322,9 @@ struct privatized_scatter_program {
           return tab.template lane_views<loads_in_flight>(t, std::decay_t<decltype(w)>::size == 1);
         },
         [&](auto const& w, auto const&, auto const& lanes, int u, auto const& k, auto const& v) {
-          if constexpr (std::is_same<KeyMap, identity_key>::value) update(w, op, scope::block_local{}, lanes.slot(u, k), v, strategy);
-          else update(w, op, scope::block_local{}, lanes.slot(u, map_keys(w, key_map, k)), v, strategy);
+          if constexpr (std::is_same<KeyMap, identity_key>::value) update(w, op, scope::block_local{}, lanes.slot(u, k), v, merge);
+          else update(w, op, scope::block_local{}, lanes.slot(u, map_keys(w, key_map, k)), v, merge);
         });
-    tab.merge_into(blk, op, scope::device{}, out);
   }
 };
 
@@ -271,13 +394,26 @@ privatized_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> privatized
   return {op, keys, vals, n, table, plan.layout, strategy, key_map};
 }
 
+/// Block-local bytes of privatize_scatter's block program: the plan's table, and room for
+/// adaptive_merge's probe, which runs before the table is cleared.
+template <class Strategy>
+std::size_t program_bytes(privatize_plan const& plan, Strategy const&) {
+  return std::is_same<Strategy, adaptive_merge>::value ? std::max(plan.bytes, probe_bytes) : plan.bytes;
+}
+
 /// Launch privatize_scatter's block program (arguments checked, the plan made, n > 0, bins > 0).
 template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
+  if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
+    // a table of so many copies that no share reaches the threshold: no block would merge, so the
+    // program without the probe and the merging, which keeps a plain kernel's registers (on an H100
+    // the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that never merged)
+    if (!strategy.merges(1, 1, 1, plan.layout.copies, is_same_value<VS>::value)) return launch_privatized_scatter(op, keys, vals, n, table, plan, key_map, naive{}, ex);
+  }
   load_form const form = load_form_of<Exec>(keys, vals);
   with_load_form(form, [&](auto f) {
-    ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, plan.bytes,
+    ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, program_bytes(plan, strategy),
                                privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy));
   });
 }

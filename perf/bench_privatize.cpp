@@ -1,6 +1,7 @@
 // Privatized tables (calm::privatize_scatter) beside the peers in the same process: naive device atomics,
 // cub::DeviceHistogram::HistogramEven (CUDA), rocprim::histogram_even (HIP, if installed), an OpenMP array reduction and std::atomic (host). Also the
-// replication sweep (copies R, padding, mapping) behind calm's rule for R.
+// replication sweep (copies R, padding, mapping) behind calm's rule for R, and each merging of lanes
+// (naive, peer_reduce, scan_reduce, vote_reduce, and adaptive_merge, which each block picks from a probe).
 #include "bench_common.hpp"
 
 #include <atomic>
@@ -202,6 +203,7 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
     for (std::uint32_t bins : hist_bins) {
       add("histogram" + tail("privatize", d, bins), privatized_histogram<calm::naive>, calm::naive{}, d, bins, automatic);
       add("histogram" + tail("privatize_peer", d, bins), privatized_histogram<calm::peer_reduce>, calm::peer_reduce{}, d, bins, automatic);
+      add("histogram" + tail("privatize_adaptive", d, bins), privatized_histogram<calm::adaptive_merge>, calm::adaptive_merge{}, d, bins, automatic);
 #if defined(CALM_BENCH_VENDOR)
       add("histogram" + tail(CALM_BENCH_VENDOR, d, bins), vendor_histogram, d, bins);
 #endif
@@ -213,6 +215,7 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
     for (std::uint32_t bins : {1u, 32u, 256u, 1024u, 4096u, 12288u}) {
       add("scatter_f32" + tail("privatize", d, bins), privatized_scatter<calm::naive>, calm::naive{}, d, bins, automatic);
       add("scatter_f32" + tail("privatize_peer", d, bins), privatized_scatter<calm::peer_reduce>, calm::peer_reduce{}, d, bins, automatic);
+      add("scatter_f32" + tail("privatize_adaptive", d, bins), privatized_scatter<calm::adaptive_merge>, calm::adaptive_merge{}, d, bins, automatic);
       add("scatter_f32" + tail("privatize_scan", d, bins), privatized_scatter<calm::scan_reduce>, calm::scan_reduce{}, d, bins, automatic);
       // vote_reduce with a low threshold: merge a sampled key's lanes whenever four share it
       add("scatter_f32" + tail("privatize_vote", d, bins), privatized_scatter<calm::vote_reduce<1>>, calm::vote_reduce<1>{1u, 4}, d, bins, automatic);

@@ -45,6 +45,8 @@ TEST_CASE("privatize_scatter: ops, types, key kinds and table sizes", "[strategy
   check_privatize<calm::max, std::int32_t, std::uint16_t>(kind, n, bins);
   check_privatize<calm::min, double>(kind, n, bins);
   check_privatize<calm::bit_xor, std::uint64_t, std::uint8_t>(kind, n, std::min<index_t>(bins, 256));
+  check_privatize<calm::plus, std::uint32_t>(kind, n, bins, {}, calm::adaptive_merge{}, false);
+  check_privatize<calm::plus, double>(kind, n, bins, {}, calm::adaptive_merge{});
 }
 
 TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging strategies", "[strategy][privatize]") {
@@ -63,6 +65,57 @@ TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging 
   check_privatize<calm::plus, float>(kind, n, 300, opt, calm::scan_reduce{});
   check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::vote_reduce<1>{});
   check_privatize<calm::plus, double>(kind, n, 33, opt, calm::vote_reduce<4>{});
+  check_privatize<calm::plus, float>(kind, n, 300, opt, calm::adaptive_merge{});
+  check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::adaptive_merge{0.0f, 0.0f});  // every block merges
+}
+
+TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe finds a hot key, and only there", "[strategy][privatize]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(3, 1001, 40003, 300007);
+  int const threads = GENERATE(32, 100, 512);
+  CAPTURE(name, warp_size(), n, threads);
+  auto g = rng(7411 + n + threads);
+  index_t const bins = 4099;
+  std::vector<std::uint32_t> one(static_cast<std::size_t>(n), 17u), spread(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < spread.size(); ++i) spread[i] = static_cast<std::uint32_t>((i * 2654435761u) % bins);  // no key twice in 4,099
+  std::vector<float> vals = random_operands<calm::plus, float>(n, g);
+  buffer<float> dvals(vals);
+  // the blocks that merge, for keys, thresholds and values (counting: calm::constant); the table must come out right every time
+  auto merged = [&](std::vector<std::uint32_t> const& keys, float share, bool counting = false) {
+    buffer<std::uint32_t> dkeys(keys), count(std::vector<std::uint32_t>(1, 0u));
+    std::vector<float> init(static_cast<std::size_t>(bins), 0.5f), used = vals;
+    buffer<float> table(init);
+    calm::adaptive_merge const m{share, share, count.data()};
+    calm::privatize_options const opt{1, 0, calm::copy_mapping::cyclic, threads};
+    if (counting) {
+      calm::privatize_scatter(calm::plus{}, dkeys.data(), calm::constant(1.0f), n, table.data(), bins, opt, m, exec{});
+      std::fill(used.begin(), used.end(), 1.0f);
+    } else {
+      calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins, opt, m, exec{});
+    }
+    synchronize();
+    verify_scatter<calm::plus, float>(init, keys, used, table.download(), "privatize_scatter, adaptive_merge");
+    return count.download()[0];
+  };
+  std::uint32_t const probed = merged(spread, 0.0f);  // share 0: every block with a probed tile merges
+  CHECK(probed >= (n >= 4 ? 1u : 0u));              // n = 3 has no full chunk of four keys: nothing to probe
+  CHECK(merged(one, 0.5f) == probed);                // one key: every probed block sees it everywhere
+  CHECK(merged(one, 1.0f) == probed);                // ... all of its probed keys, so even a share of 1
+  CHECK(merged(spread, 0.5f) == 0u);                 // no key twice: no block merges
+  CHECK(merged(one, 1.01f) == 0u);                   // no share above 1
+  // counting: a block merges on runs of its warps' first keys
+  CHECK(merged(spread, 0.0f, true) == probed);
+  CHECK(merged(one, 1.0f, true) == probed);  // every lane shares its warp's first key
+  CHECK(merged(spread, 0.5f, true) == 0u);   // no lane shares it (but the first)
+  // a table of two copies halves every share: a share of 0.6 per copy is out of reach
+  buffer<std::uint32_t> dkeys(one), count(std::vector<std::uint32_t>(1, 0u));
+  std::vector<float> init(static_cast<std::size_t>(bins), 0.5f);
+  buffer<float> table(init);
+  calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins,
+                          calm::privatize_options{2, 1, calm::copy_mapping::cyclic, threads}, calm::adaptive_merge{0.6f, 0.6f, count.data()}, exec{});
+  synchronize();
+  verify_scatter<calm::plus, float>(init, one, vals, table.download(), "privatize_scatter, adaptive_merge, two copies");
+  CHECK(count.download()[0] == 0u);
 }
 
 TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the largest table", "[strategy][privatize]") {
