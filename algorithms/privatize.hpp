@@ -75,19 +75,34 @@ privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec c
 /// more of a one-copy table's float updates (perf/results/cuda-h100-2026-11-24-privatize-merge.md).
 struct adaptive_merge {
   /// Values read from an array: a block merges where one key takes at least this share of its probed
-  /// updates per copy of the table, wherever those updates fall (a float's or double's block-local
-  /// atomic is a compare-and-swap loop: a hot key costs much even spread over the warps).
-  float weighted_share = 0.075f;
+  /// updates per copy of the table, wherever those updates fall (on a GPU a float's or double's
+  /// block-local atomic is a compare-and-swap loop: a hot key costs much even spread over the warps).
+  /// Negative: the exec's default (gpu_weighted_share on a GPU; never on the host).
+  float weighted_share = -1.0f;
   /// calm::constant values (a histogram's +1s, whose block-local atomics contend much less): a block
   /// merges where the lanes that share their warp's first key make this share of its probed keys per
   /// copy (runs of equal keys side by side, as in sorted keys; a hot key spread over the warps costs
-  /// less than match_any on every item).
-  float counting_share = 0.5f;
+  /// less than match_any on every item). Negative: the exec's default (gpu_counting_share; never on the host).
+  float counting_share = -1.0f;
   /// Device memory (or nullptr): each block that merges adds 1 here.
   std::uint32_t* merged_blocks = nullptr;
 
+  /// The defaults on a GPU, from the training inputs of the bulk sweep (cuda-h100-2026-11-24-privatize-merge.md).
+  static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f;
+  /// On the host a block runs on one core: a hot key contends with nothing there, and peer_reduce's
+  /// lane-by-lane match cost up to 37x (floats, half the keys on one of 100,000 bins), so by default
+  /// the host never merges.
+  static constexpr float never = 2.0f;
+
+  /// These options with the defaults of an exec of `family` filled in.
+  adaptive_merge resolved(device_family family) const {
+    adaptive_merge r = *this;
+    if (r.weighted_share < 0) r.weighted_share = family == device_family::host ? never : gpu_weighted_share;
+    if (r.counting_share < 0) r.counting_share = family == device_family::host ? never : gpu_counting_share;
+    return r;
+  }
   /// Whether a block whose probe found `most` keys on its hottest key and `run` keys sharing their
-  /// warp's first key, of `items`, merges into a table of `copies` copies.
+  /// warp's first key, of `items`, merges into a table of `copies` copies (shares resolved).
   CALM_HD bool merges(index_t most, index_t run, index_t items, int copies, bool counting) const {
     double const need = static_cast<double>(counting ? counting_share : weighted_share) * copies * static_cast<double>(items);
     return static_cast<double>(counting ? run : most) >= need;
@@ -406,9 +421,11 @@ template <class Strategy, class Op, class K, class VS, class T, class KeyMap, cl
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
   if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
-    // a table of so many copies that no share reaches the threshold: no block would merge, so the
-    // program without the probe and the merging, which keeps a plain kernel's registers (on an H100
-    // the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that never merged)
+    strategy = strategy.resolved(Exec::family);
+    // a table of so many copies that no share reaches the threshold (or the host's default): no block
+    // would merge, so the program without the probe and the merging, which keeps a plain kernel's
+    // registers (on an H100 the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that
+    // never merged)
     if (!strategy.merges(1, 1, 1, plan.layout.copies, is_same_value<VS>::value)) return launch_privatized_scatter(op, keys, vals, n, table, plan, key_map, naive{}, ex);
   }
   load_form const form = load_form_of<Exec>(keys, vals);

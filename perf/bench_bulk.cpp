@@ -172,6 +172,32 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s, bool graphs)
   state.counters["submit_us"] = submit.empty() ? 0.0 : submit[submit.size() / 2] * 1e6;
 }
 
+/// privatize_scatter with adaptive_merge, each block choosing whether to merge lanes (not yet a
+/// strategy of calm::scatter, which the tree could pick): beside the forced strategies, where the
+/// tree samples to choose between privatize and privatize_peer_reduce. Skipped where the table does
+/// not fit a block.
+template <class T>
+void adaptive_case(benchmark::State& state, input in) {
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  backend::device_buffer<T> table(in.bins);
+  table.fill_bytes(0);
+  auto const call = [&] {
+    index_t const nn = static_cast<index_t>(n);
+    if (in.workload == "hist_u32") calm::privatize_scatter(calm::plus{}, pk, calm::constant(T(1)), nn, table.data(), in.bins, {}, calm::adaptive_merge{});
+    else calm::privatize_scatter(calm::plus{}, pk, bulk_weights<T>(n).data(), nn, table.data(), in.bins, {}, calm::adaptive_merge{});
+  };
+  try {
+    call();
+    backend::synchronize();
+  } catch (calm::error const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  time_calls(state, call);
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))), static_cast<double>(n));
+}
+
 /// The input's collision statistics, the time to sample them, and the table facts the tree reads.
 template <class T>
 void stats_case(benchmark::State& state, input in) {
@@ -324,6 +350,7 @@ void register_input(input const& in) {
     reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s), true);
   if (calm::detail::records_launches<calm::default_exec>::value)  // automatic without graphs, for the comparison
     reg(base + "automatic_launches", bulk_case<T>, in, calm::strategy::automatic, false);
+  reg(base + "privatize_adaptive", adaptive_case<T>, in);
 #if defined(CALM_BENCH_VENDOR)
   // beyond 2^20 bins CUB 2.x (CUDA 13.0) ends in an illegal address at 2^24 bins, and the error is sticky
   if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + CALM_BENCH_VENDOR, vendor_case, in);
