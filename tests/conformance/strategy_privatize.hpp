@@ -103,8 +103,8 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   CHECK(merged(one, 1.0f) == probed);                // ... all of its probed keys, so even a share of 1
   CHECK(merged(spread, 0.5f) == 0u);                 // no key twice: no block merges
   CHECK(merged(one, 1.01f) == 0u);                   // no share above 1
-  // the defaults (a negative share): a GPU's merge one key; the host's never merge (a host block runs on
-  // one core, where a hot key contends with nothing)
+  // the defaults (a negative share): on a GPU the blocks of one key merge; on the host no block merges
+  // (a host block runs on one core, where a hot key contends with nothing)
   bool const host = exec::family == calm::device_family::host;
   CHECK(merged(one, -1.0f) == (host ? 0u : probed));
   CHECK(merged(one, -1.0f, true) == (host ? 0u : probed));
