@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
@@ -247,12 +248,16 @@ CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, 
   std::uint32_t* const run = counts + probe_warps;
   int const most_probes = probe_warps;  // a value: the device cannot bind a reference to the namespace constant
   int probes = 0;
+  // thread t's probed key (none where its chunk lies past the last), and whether it has one
+  auto const probed = [&](auto const& w, auto const& t) {
+    auto const c = map([base](int tt) { return base + tt; }, t);
+    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
+    return std::make_pair(valid, select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none));
+  };
   blk.for_each_warp([&](auto const& w, auto t) {
     constexpr int W = std::decay_t<decltype(w)>::size;
     probes = std::min(most_probes, (blk.threads() + W - 1) / W);
-    auto const c = map([base](int tt) { return base + tt; }, t);
-    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
-    auto const key = select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none);
+    auto const key = probed(w, t).second;
     auto const warp = map([](int tt) { return tt / W; }, t);
     when(w, (lane_id(w) == 0) & (warp < probes), [&](auto const& l) { store(l, offered, warp, key); });
     when(w, t < most_probes, [&](auto const& l) { store(l, counts, t, 0u); });
@@ -260,9 +265,7 @@ CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, 
   });
   blk.sync();
   blk.for_each_warp([&](auto const& w, auto t) {
-    auto const c = map([base](int tt) { return base + tt; }, t);
-    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
-    auto const key = select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none);
+    auto const [valid, key] = probed(w, t);
     // the lanes that share this warp's first key
     auto const own = static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == shuffle(w, key, 0)))));
     if (own > 0u) when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, run, own); });
