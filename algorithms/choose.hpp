@@ -22,12 +22,18 @@ enum class strategy {
   privatize_peer_reduce,  ///< the same with a warp's equal keys merged before the block-local atomic
   hot_key,                ///< hot keys cached per block, the rest to the device table merged by peer_reduce
   cluster_privatize,      ///< the table over a cluster's block-local memory (sm_90; elsewhere hot_key)
+  privatize_adaptive,     ///< privatize, a warp's equal keys merged only in the blocks that find a hot key (adaptive_merge)
 };
-constexpr int strategy_count = 9;
+constexpr int strategy_count = 10;
+
+/// Whether s keeps the table in each block's block-local memory (the table must fit one block).
+CALM_HD constexpr bool is_block_local(strategy s) {
+  return s == strategy::privatize || s == strategy::privatize_peer_reduce || s == strategy::privatize_adaptive;
+}
 
 inline char const* to_string(strategy s) {
   static char const* const names[strategy_count] = {"automatic",  "naive",  "scan_reduce", "vote_reduce",      "peer_reduce",
-                                                    "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"};
+                                                    "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"};
   int const i = static_cast<int>(s);
   return i >= 0 && i < strategy_count ? names[i] : "unknown";
 }

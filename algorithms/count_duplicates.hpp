@@ -327,8 +327,8 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
 /// no sort, O(n) work. The table has the power of two of slots at or above 2n (2n to 4n slots of 4 or
 /// 8 bytes, plus as many counts of C: scratch), or with opt.max_unique at or above 4 x max_unique (at
 /// least 64) at first; a pass that finds that one too small (a walk beyond 128 slots) is repeated with
-/// a table 16 times larger, up to the 2n size, which always suffices. A forced privatize or
-/// privatize_peer_reduce whose count table does not fit a block counts with peer_reduce. opt.check_indices does not apply (every key is
+/// a table 16 times larger, up to the 2n size, which always suffices. A forced block-local
+/// strategy (privatize, privatize_peer_reduce, privatize_adaptive) whose count table does not fit a block counts with peer_reduce. opt.check_indices does not apply (every key is
 /// valid). Throws calm::error before anything is written on a null pointer or a negative n or
 /// max_unique. Asynchronous on a GPU but for one wait per table that may be too small (none without
 /// max_unique) and the collision sampling of strategy::automatic.
@@ -384,7 +384,7 @@ void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* n
   sopt.strategy = opt.strategy;
   // the count table's size is calm's, not the caller's: a forced block-local strategy it does not fit
   // counts with peer_reduce instead
-  if ((opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce) && cap + 1 > privatize_capacity<C>(ex))
+  if (is_block_local(opt.strategy) && cap + 1 > privatize_capacity<C>(ex))
     sopt.strategy = strategy::peer_reduce;
   detail::bulk_scatter(family_tree(Exec::family), "count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
   detail::launch_compact_counts(table, cap + 1, detail::hash_key_of<K>{tab}, unique, counts, num_unique, ex);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "../core/exec.hpp"
+#include "../core/launch.hpp"
 #include "choose.hpp"
 #include "collision_stats.hpp"
 #include "workspace.hpp"
@@ -43,6 +44,8 @@ struct chosen_program {
   strategy const* decided;
   strategy id;
   Program program;
+  /// the program's register cap, if it asks for one (core/launch.hpp)
+  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {

@@ -419,22 +419,34 @@ std::size_t program_bytes(privatize_plan const& plan, Strategy const&) {
   return std::is_same<Strategy, adaptive_merge>::value ? std::max(plan.bytes, probe_bytes) : plan.bytes;
 }
 
+/// launch(program, bytes) with privatize_scatter's block program reading its items in form F and its
+/// block-local bytes. adaptive_merge has its shares resolved for Exec's family; a table of so many
+/// copies that no share reaches its threshold (or the host's default) gets naive's program instead:
+/// no block would merge, and the program without the probe and the merging keeps a plain kernel's
+/// registers (on an H100 the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that
+/// never merged).
+template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec, class Launch>
+void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
+                             Strategy strategy, Exec const&, Launch&& launch) {
+  if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
+    strategy = strategy.resolved(Exec::family);
+    if (!strategy.merges(1, 1, 1, plan.layout.copies, is_same_value<VS>::value)) {
+      launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
+      return;
+    }
+  }
+  launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, strategy), program_bytes(plan, strategy));
+}
+
 /// Launch privatize_scatter's block program (arguments checked, the plan made, n > 0, bins > 0).
 template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
-  if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
-    strategy = strategy.resolved(Exec::family);
-    // a table of so many copies that no share reaches the threshold (or the host's default): no block
-    // would merge, so the program without the probe and the merging, which keeps a plain kernel's
-    // registers (on an H100 the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that
-    // never merged)
-    if (!strategy.merges(1, 1, 1, plan.layout.copies, is_same_value<VS>::value)) return launch_privatized_scatter(op, keys, vals, n, table, plan, key_map, naive{}, ex);
-  }
   load_form const form = load_form_of<Exec>(keys, vals);
   with_load_form(form, [&](auto f) {
-    ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, program_bytes(plan, strategy),
-                               privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy));
+    with_privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy, ex, [&](auto const& program, std::size_t bytes) {
+      ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, bytes, program);
+    });
   });
 }
 

@@ -69,7 +69,7 @@ template <class Op, class T, class KeyMap, class Exec>
 strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape const& shape, Exec const& ex) {
   bool const warp_only = opt.order != nullptr;
   if (warp_only && s >= strategy::privatize) s = strategy::peer_reduce;
-  if ((s == strategy::privatize || s == strategy::privatize_peer_reduce) && !shape.fits_block) s = strategy::hot_key;
+  if (is_block_local(s) && !shape.fits_block) s = strategy::hot_key;
   if (s == strategy::cluster_privatize && !(clusters_for<Exec, Op, T>() && shape.bins <= cluster_capacity<T>(ex))) s = strategy::hot_key;
   if ((s == strategy::hot_key || s == strategy::cluster_privatize) && !std::is_same<KeyMap, identity_key>::value) s = strategy::peer_reduce;
   if (s == strategy::automatic) s = strategy::peer_reduce;
@@ -77,10 +77,11 @@ strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape 
 }
 
 /// The strategies a choice finished on the device may run (launch_chosen launches each), as bits:
-/// the warp strategies naive and peer_reduce, hot_key, the block-local two, cluster_privatize.
+/// the warp strategies naive and peer_reduce, hot_key, the block-local three, cluster_privatize.
 constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::peer_reduce)) |
                                       (1u << static_cast<int>(strategy::hot_key)) | (1u << static_cast<int>(strategy::privatize)) |
                                       (1u << static_cast<int>(strategy::privatize_peer_reduce)) |
+                                      (1u << static_cast<int>(strategy::privatize_adaptive)) |
                                       (1u << static_cast<int>(strategy::cluster_privatize));
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
@@ -127,14 +128,17 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
         guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots}.bytes(),
                 hot_key_program_for<F>(op, keys, vals, n, table, bins, h));
     }
-    if (has(strategy::privatize) || has(strategy::privatize_peer_reduce)) {
+    if (has(strategy::privatize) || has(strategy::privatize_peer_reduce) || has(strategy::privatize_adaptive)) {
       privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
       index_t const pb = blocks_with_work(n, plan.threads, form);
-      if (has(strategy::privatize))
-        guarded(strategy::privatize, pb, plan.threads, plan.bytes, privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}));
-      if (has(strategy::privatize_peer_reduce))
-        guarded(strategy::privatize_peer_reduce, pb, plan.threads, plan.bytes,
-                privatized_program<F>(op, keys, vals, n, table, plan, key_map, peer_reduce{}));
+      auto const guarded_private = [&](strategy s, auto merge) {
+        if (has(s))
+          with_privatized_program<F>(op, keys, vals, n, table, plan, key_map, merge, ex,
+                                     [&](auto const& program, std::size_t bytes) { guarded(s, pb, plan.threads, bytes, program); });
+      };
+      guarded_private(strategy::privatize, naive{});
+      guarded_private(strategy::privatize_peer_reduce, peer_reduce{});
+      guarded_private(strategy::privatize_adaptive, adaptive_merge{});
     }
     if constexpr (clusters_for<Exec, Op, T>() && plain) {
       if (has(strategy::cluster_privatize)) {
@@ -164,6 +168,9 @@ void launch_strategy(strategy s, Op op, K const* keys, Values values, VS const& 
     case strategy::privatize_peer_reduce:
       launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, counting), key_map, peer_reduce{}, ex);
       break;
+    case strategy::privatize_adaptive:
+      launch_privatized_scatter(op, keys, vals, n, table, plan_privatize<T>(bins, popt, ex, counting), key_map, adaptive_merge{}, ex);
+      break;
     case strategy::hot_key:
     case strategy::cluster_privatize:
       if constexpr (std::is_same<KeyMap, identity_key>::value) {
@@ -186,8 +193,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   int const si = static_cast<int>(opt.strategy);
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
-  bool const block_local = opt.strategy == strategy::privatize || opt.strategy == strategy::privatize_peer_reduce;
-  require(!block_local || shape.fits_block, errc::out_of_range,
+  require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
               std::to_string(sizeof(T)) + " bytes exceed " + std::to_string(privatize_capacity<T>(ex)); });
   if constexpr (clusters_for<Exec, Op, T>() && std::is_same<KeyMap, identity_key>::value)

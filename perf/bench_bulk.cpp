@@ -9,6 +9,9 @@
 //                                           and from 6,144 entries up with 2^23
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
 //                                           and the 5 training ones at new table sizes with 2^24 keys
+//   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
+//                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
+//                                           writes the training inputs whose table fits a block)
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
 // perf/fit_tree.py fits the tree to a train file; perf/eval_tree.py scores automatic on a heldout file.
 #include "bench_common.hpp"
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <tuple>
 
@@ -172,32 +176,6 @@ void bulk_case(benchmark::State& state, input in, calm::strategy s, bool graphs)
   state.counters["submit_us"] = submit.empty() ? 0.0 : submit[submit.size() / 2] * 1e6;
 }
 
-/// privatize_scatter with adaptive_merge, each block choosing whether to merge lanes (not yet a
-/// strategy of calm::scatter, which the tree could pick): beside the forced strategies, where the
-/// tree samples to choose between privatize and privatize_peer_reduce. Skipped where the table does
-/// not fit a block.
-template <class T>
-void adaptive_case(benchmark::State& state, input in) {
-  std::size_t const n = std::size_t(1) << in.log2_n;
-  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
-  backend::device_buffer<T> table(in.bins);
-  table.fill_bytes(0);
-  auto const call = [&] {
-    index_t const nn = static_cast<index_t>(n);
-    if (in.workload == "hist_u32") calm::privatize_scatter(calm::plus{}, pk, calm::constant(T(1)), nn, table.data(), in.bins, {}, calm::adaptive_merge{});
-    else calm::privatize_scatter(calm::plus{}, pk, bulk_weights<T>(n).data(), nn, table.data(), in.bins, {}, calm::adaptive_merge{});
-  };
-  try {
-    call();
-    backend::synchronize();
-  } catch (calm::error const& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  time_calls(state, call);
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))), static_cast<double>(n));
-}
-
 /// The input's collision statistics, the time to sample them, and the table facts the tree reads.
 template <class T>
 void stats_case(benchmark::State& state, input in) {
@@ -350,7 +328,6 @@ void register_input(input const& in) {
     reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s), true);
   if (calm::detail::records_launches<calm::default_exec>::value)  // automatic without graphs, for the comparison
     reg(base + "automatic_launches", bulk_case<T>, in, calm::strategy::automatic, false);
-  reg(base + "privatize_adaptive", adaptive_case<T>, in);
 #if defined(CALM_BENCH_VENDOR)
   // beyond 2^20 bins CUB 2.x (CUDA 13.0) ends in an illegal address at 2^24 bins, and the error is sticky
   if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + CALM_BENCH_VENDOR, vendor_case, in);
@@ -394,6 +371,17 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
+  } else if (set == "list") {
+    char const* path = std::getenv("CALM_BULK_LIST");
+    std::ifstream in(path ? path : "");
+    if (!in) throw calm::error(calm::errc::invalid_argument, "bulk sweep: CALM_BULK_SET=list needs CALM_BULK_LIST, a readable file");
+    input x;
+    while (in >> x.set >> x.workload >> x.dist >> x.bins >> x.log2_n) {
+      if (x.workload == "hist_u32") register_input<std::uint32_t>(x);
+      else if (x.workload == "scatter_f32") register_input<float>(x);
+      else if (x.workload == "scatter_f64") register_input<double>(x);
+      else throw calm::error(calm::errc::invalid_argument, "bulk sweep: unknown workload " + x.workload);
+    }
   } else if (set == "path") {  // the parts of the sampled path (path_case), on held-out inputs that sample
     for (auto const& [d, b, ln] : std::vector<std::tuple<std::string, std::uint32_t, int>>{
              {"gauss", 20000, ln - 1}, {"hotset", 20000, ln - 1}, {"runs_short", 20000, ln - 1}, {"sorted", 5000000, ln - 1},

@@ -24,14 +24,18 @@ import re
 import sys
 from collections import defaultdict
 
-STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"]
+# in the order of calm::strategy (after automatic): a bench case's "ran" counter indexes it
+STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize",
+              "privatize_adaptive"]
+# the strategies that need the table in one block (a forced call elsewhere fails: its time is infinite)
+BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 # the features a tree may test (algorithms/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
             "block_level", "clustering", "line_share"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
 # device_choosable); scan_reduce and vote_reduce were never the best by more than 3% on any input
-LEAVES = {"naive", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize"}
+LEAVES = {"naive", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"}
 # H100 (sm_90): one block's block-local memory and privatize's replication budget (58% of it), for
 # training files written before the "copies" counter existed
 H100_BLOCK_BYTES, H100_COPY_BUDGET = 232448, 232448 // 100 * 58
@@ -52,11 +56,24 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", f
     """{input id: {"times": {strategy: seconds}, "auto": seconds, "cub": seconds, "features": {...}, "stats_time": s}}
     stats_time: `sampled_path` (seconds) if given, else the input's "sampling" case, else `sampling` if
     given, else its "stats" case. "auto" is the case named `auto_case` (automatic_launches: without the
-    graph CUDA records for repeated calls)."""
+    graph CUDA records for repeated calls). Only inputs with every strategy's time."""
+    return complete_inputs(read_cases([path], auto_case), sampling, sampled_path, features_from)
+
+
+def read_cases(paths, auto_case="automatic"):
+    """The cases of the files in `paths`, by input: what a later file measured of an input (a sweep of
+    some strategies only) replaces what the files before it measured of the same input (the set name,
+    train or heldout, is kept)."""
+    inputs = defaultdict(lambda: {"times": {}, "features": {}})
+    for path in paths:
+        read_file(path, inputs, auto_case)
+    return inputs
+
+
+def read_file(path, inputs, auto_case):
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    inputs = defaultdict(lambda: {"times": {}, "features": {}})
     for b in data["benchmarks"]:
         parts = b["name"].split("/")
         if len(parts) < 8 or parts[0] != "bulk":
@@ -91,6 +108,12 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", f
             rec["cub"] = t
         elif case in STRATEGIES:
             rec["times"][case] = t
+
+
+def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
+    """The inputs of read_cases with a "stats" case and every strategy's time, their sampling time, best
+    time and losses filled in. A block-local strategy a file did not run on a table that does not fit
+    a block counts as failed there, as the forced call does (files from before privatize_adaptive)."""
     # files of later "stats" cases: their statistics replace these inputs'. The statistics are the
     # keys' alone (the same sample plan on every backend), so a case of one workload serves every
     # workload of the same keys (set, distribution, bins, log2 n), and a host run serves a device's.
@@ -115,6 +138,9 @@ def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", f
             r["stats_time"] = r["sampling_time"]
         elif sampling is not None:
             r["stats_time"] = sampling
+        if "stats_time" in r and r["features"].get("fits_block") == 0.0:
+            for s in BLOCK_LOCAL:
+                r["times"].setdefault(s, float("inf"))
         if "stats_time" in r and all(s in r["times"] for s in STRATEGIES):
             r["best"] = min(r["times"].values())
             r["loss"] = {False: input_loss(r, False), True: input_loss(r, True)}
@@ -369,7 +395,8 @@ def leave_one_out(i):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("train", nargs="+", help="training files; an input in a later file replaces the same input of an earlier one")
+    ap.add_argument("train", nargs="+", help="training files; what a later file measured of an input (every case, or some strategies alone) replaces "
+                                               "what the files before it measured of the same input")
     ap.add_argument("--family", required=True)
     ap.add_argument("--out")
     ap.add_argument("--report")
@@ -388,13 +415,19 @@ def main():
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
                          "added since those were measured)")
+    ap.add_argument("--list-fitting", metavar="FILE",
+                    help="write the training inputs whose table fits a block, one per line, for CALM_BULK_SET=list (a sweep of the "
+                         "block-local strategies alone, whose file then follows these in the training files), and stop")
     a = ap.parse_args()
+    if a.list_fitting:
+        raw = read_cases(a.train)
+        with open(a.list_fitting, "w") as f:
+            for k in sorted(raw, key=lambda k: (k[0], k[2], k[3], k[4], k[1])):  # one input's keys serve its three workloads in a row
+                if raw[k]["features"].get("fits_block") == 1.0:
+                    f.write(" ".join(str(x) for x in k) + "\n")
+        return
     us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
-    inputs = {}
-    for path in a.train:
-        for k, r in load_inputs(path, us(a.sampling_us), us(a.sampled_path_us), features_from=a.features).items():
-            inputs[k[1:]] = r  # (workload, distribution, bins, log2 keys): the set name is dropped
-    inputs = {("train",) + k: r for k, r in inputs.items()}
+    inputs = complete_inputs(read_cases(a.train), us(a.sampling_us), us(a.sampled_path_us), features_from=a.features)
     keys = sorted(inputs)
     if not keys:
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))

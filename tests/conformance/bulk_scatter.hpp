@@ -14,12 +14,11 @@ inline std::vector<calm::strategy> all_strategies() {
   for (int i = 0; i < calm::strategy_count; ++i) s.push_back(static_cast<calm::strategy>(i));
   return s;
 }
-inline bool block_local(calm::strategy s) { return s == calm::strategy::privatize || s == calm::strategy::privatize_peer_reduce; }
 /// Whether forcing s on `bins` entries of T must throw: a block-local strategy on a table larger than a
 /// block holds, or cluster_privatize on one larger than a cluster holds (where there are clusters).
 template <class T>
 bool forced_too_big(calm::strategy s, index_t bins) {
-  if (block_local(s)) return bins > calm::privatize_capacity<T>(exec{});
+  if (calm::is_block_local(s)) return bins > calm::privatize_capacity<T>(exec{});
   if (s == calm::strategy::cluster_privatize && exec::has_clusters) return bins > calm::cluster_capacity<T>(exec{});
   return false;
 }
@@ -184,7 +183,7 @@ TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[b
   opt.stats = &st;
   calm::strategy const ran = calm::scatter(calm::plus{}, dk.data(), static_cast<float const*>(vals.data()), 5000, table.data(), bins, opt, exec{});
   synchronize();
-  bool const replaced = (block_local(want) && !shape.fits_block) || want == calm::strategy::cluster_privatize;
+  bool const replaced = (calm::is_block_local(want) && !shape.fits_block) || want == calm::strategy::cluster_privatize;
   if (!replaced) CHECK(ran == want);
 }
 
@@ -192,7 +191,7 @@ namespace calm_test {
 using calm::feature;
 using calm::strategy;
 /// A tree that sends inputs to every strategy a choice finished on the device launches (the warp
-/// strategies, hot_key, the block-local two, cluster_privatize) by sampled statistics.
+/// strategies, hot_key, the block-local three, cluster_privatize) by sampled statistics.
 constexpr calm::tree_node every_group_tree[] = {
     /*  0 */ {feature::log2_bins, 1.5, 1, 2, strategy::automatic},
     /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
@@ -206,7 +205,7 @@ constexpr calm::tree_node every_group_tree[] = {
     /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_peer_reduce},
     /* 10 */ {feature::clustering, 0.9, 11, 12, strategy::automatic},
     /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::cluster_privatize},
-    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
+    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_adaptive},
 };
 static_assert(calm::well_formed(every_group_tree), "the test tree is walkable");
 constexpr calm::tree_node parent_after_child[] = {
@@ -439,7 +438,7 @@ TEST_CASE("bulk calls: more than 2^31 items use 64-bit indexing (GPU only)", "[b
   buffer<std::uint8_t> d(keys);
   keys = {};
   for (calm::strategy s : {calm::strategy::automatic, calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize,
-                           calm::strategy::hot_key}) {
+                           calm::strategy::privatize_adaptive, calm::strategy::hot_key}) {
     CAPTURE(calm::to_string(s));
     buffer<std::uint64_t> hist(256);
     hist.fill_bytes(0);
