@@ -68,12 +68,22 @@ privatize_plan plan_privatize(index_t bins, privatize_options const& opt, Exec c
   return p;
 }
 
+/// What adaptive_merge's probe finds in a block's first tile: of `items` keys (one per thread), the
+/// most that one offered key takes (`most`: a hot key, wherever it falls), and, of the `run_items` keys
+/// of the warps that offer, how many lie in the largest group of equal keys of their warp (`run`: equal
+/// keys side by side, as in sorted keys, or one hot key) and how many share their warp's first key
+/// (`first_run`: mostly equal keys side by side), each summed over those warps.
+struct hot_key_probe {
+  index_t most = 0, items = 0, run = 0, run_items = 0, first_run = 0;
+};
+
 /// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
-/// for a hot key (detail::probe_hot_key) and merges a warp's equal keys (peer_reduce) before each
-/// block-local atomic only where one key takes at least `share` of the probed updates per copy of the
-/// table; elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
-/// where keys rarely repeat (match_any on every item), and saved 3-9x where one key took a quarter or
-/// more of a one-copy table's float updates (perf/results/cuda-h100-2026-11-24-privatize-merge.md).
+/// (detail::probe_hot_key) and merges a warp's equal keys (peer_reduce) before each block-local atomic
+/// only where its probe finds keys that collide enough per copy of the table; elsewhere each lane
+/// updates on its own (naive). On an H100 merging cost 3-11x more than not where keys rarely repeat
+/// (match_any on every item), and saved up to 8x where one key took a quarter or more of a one-copy
+/// table's float updates or runs of equal keys filled the warps
+/// (perf/results/cuda-h100-2026-11-24-privatize-merge.md, cuda-h100-2026-11-24-bulk-adaptive.md).
 struct adaptive_merge {
   /// Values read from an array: a block merges where one key takes at least this share of its probed
   /// updates per copy of the table, wherever those updates fall (on a GPU a float's or double's
@@ -83,13 +93,18 @@ struct adaptive_merge {
   /// calm::constant values (a histogram's +1s, whose block-local atomics contend much less): a block
   /// merges where the lanes that share their warp's first key make this share of its probed keys per
   /// copy (runs of equal keys side by side, as in sorted keys; a hot key spread over the warps costs
-  /// less than match_any on every item). Negative: the exec's default (gpu_counting_share; never on the host).
+  /// less than match_any on every item: on an H100, half the keys on one of 24,576 bins took 3.1x
+  /// longer merged). Negative: the exec's default (gpu_counting_share; never on the host).
   float counting_share = -1.0f;
   /// Device memory (or nullptr): each block that merges adds 1 here.
   std::uint32_t* merged_blocks = nullptr;
+  /// Values read from an array: a block also merges where the largest groups of equal keys of its
+  /// warps make this share of its probed keys per copy (runs of equal keys: every lane of a warp on one
+  /// entry, a compare-and-swap each). Negative: the exec's default (gpu_weighted_run_share; never on the host).
+  float weighted_run_share = -1.0f;
 
-  /// The defaults on a GPU, from the training inputs of the bulk sweep (cuda-h100-2026-11-24-privatize-merge.md).
-  static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f;
+  /// The defaults on a GPU, from the training inputs of the bulk sweep (H100; the results files above).
+  static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f, gpu_weighted_run_share = 0.25f;
   /// On the host a block runs on one core: a hot key contends with nothing there, and peer_reduce's
   /// lane-by-lane match cost up to 37x (floats, half the keys on one of 100,000 bins), so by default
   /// the host never merges.
@@ -98,16 +113,22 @@ struct adaptive_merge {
   /// These options with the defaults of an exec of `family` filled in.
   adaptive_merge resolved(device_family family) const {
     adaptive_merge r = *this;
-    if (r.weighted_share < 0) r.weighted_share = family == device_family::host ? never : gpu_weighted_share;
-    if (r.counting_share < 0) r.counting_share = family == device_family::host ? never : gpu_counting_share;
+    bool const host = family == device_family::host;
+    if (r.weighted_share < 0) r.weighted_share = host ? never : gpu_weighted_share;
+    if (r.counting_share < 0) r.counting_share = host ? never : gpu_counting_share;
+    if (r.weighted_run_share < 0) r.weighted_run_share = host ? never : gpu_weighted_run_share;
     return r;
   }
-  /// Whether a block whose probe found `most` keys on its hottest key and `run` keys sharing their
-  /// warp's first key, of `items`, merges into a table of `copies` copies (shares resolved).
-  CALM_HD bool merges(index_t most, index_t run, index_t items, int copies, bool counting) const {
-    double const need = static_cast<double>(counting ? counting_share : weighted_share) * copies * static_cast<double>(items);
-    return static_cast<double>(counting ? run : most) >= need;
+  /// Whether a block whose probe found `p` merges into a table of `copies` copies (shares resolved).
+  CALM_HD bool merges(hot_key_probe const& p, int copies, bool counting) const {
+    auto const reaches = [copies](index_t part, index_t of, float share) {
+      return static_cast<double>(part) >= static_cast<double>(share) * copies * static_cast<double>(of);
+    };
+    if (counting) return reaches(p.first_run, p.run_items, counting_share);
+    return reaches(p.most, p.items, weighted_share) || reaches(p.run, p.run_items, weighted_run_share);
   }
+  /// Whether any block could merge into a table of `copies` copies (a probe of one key everywhere).
+  bool could_merge(int copies, bool counting) const { return merges(hot_key_probe{1, 1, 1, 1, 1}, copies, counting); }
 };
 
 /// The most entries of T that one block's block-local memory holds on exec (one copy, no padding;
@@ -215,22 +236,17 @@ CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values,
       [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile);
 }
 
-/// What adaptive_merge's probe finds in a block's first tile: of `items` keys (one per thread), the
-/// most that one offered key takes (`most`: a hot key, wherever it falls), and how many share their
-/// warp's first key (`run`, summed over the warps: equal keys side by side, as in sorted keys).
-struct hot_key_probe {
-  index_t most = 0, run = 0, items = 0;
-};
-
-/// Block-local bytes of adaptive_merge's probe: up to probe_warps keys, as many counts and the run count.
+/// Block-local bytes of adaptive_merge's probe: up to probe_warps offered keys, their counts and their
+/// warps' largest groups and first keys' groups (16 bits each).
 constexpr int probe_warps = 64;
-constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + sizeof(std::uint32_t)) + sizeof(std::uint64_t);
+constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + 2 * sizeof(std::uint32_t));
 
 /// adaptive_merge's probe of this block's first tile (the tile stream_items_with_state starts with):
-/// the first item of each thread's first chunk, one key per thread spread over the tile. The first
-/// lane of each of the first probe_warps warps offers its key, and each offered key is counted exactly
-/// among all those keys; each warp counts its lanes that share its first lane's key. Every thread gets
-/// the same answer. Uses `scratch` (probe_bytes of block-local memory), free again when it returns.
+/// the first item of each thread's first chunk, one key per thread spread over the tile. Each of the
+/// first probe_warps warps finds its largest group of equal keys (match_any) and offers that group's
+/// key (and counts the lanes that share its first lane's key), and each offered key is counted exactly
+/// among all the probed keys. Every thread gets the same
+/// answer. Uses `scratch` (probe_bytes of block-local memory), free again when it returns.
 template <int Vec, class Block, class K, class KeyMap>
 CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* scratch) {
   index_t const chunks = n / Vec, threads = blk.threads(), tile_chunks = threads * loads_in_flight;
@@ -245,9 +261,9 @@ CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, 
   constexpr index_t none = std::numeric_limits<index_t>::min();  // no key: a lane without an item, a probe past the last
   index_t* const offered = reinterpret_cast<index_t*>(scratch);
   std::uint32_t* const counts = reinterpret_cast<std::uint32_t*>(scratch + probe_warps * sizeof(index_t));
-  std::uint32_t* const run = counts + probe_warps;
+  std::uint32_t* const groups = counts + probe_warps;
   int const most_probes = probe_warps;  // a value: the device cannot bind a reference to the namespace constant
-  int probes = 0;
+  int probes = 0, width = 1;
   // thread t's probed key (none where its chunk lies past the last), and whether it has one
   auto const probed = [&](auto const& w, auto const& t) {
     auto const c = map([base](int tt) { return base + tt; }, t);
@@ -257,18 +273,28 @@ CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, 
   blk.for_each_warp([&](auto const& w, auto t) {
     constexpr int W = std::decay_t<decltype(w)>::size;
     probes = std::min(most_probes, (blk.threads() + W - 1) / W);
-    auto const key = probed(w, t).second;
+    width = W;
     auto const warp = map([](int tt) { return tt / W; }, t);
-    when(w, (lane_id(w) == 0) & (warp < probes), [&](auto const& l) { store(l, offered, warp, key); });
+    if (any(w, warp < probes)) {  // the warp's lanes share their warp index
+      auto const [valid, key] = probed(w, t);
+      // the warp's largest group of equal keys (lanes without a key in none), its size found bit by bit
+      auto const group = select(valid, map([](auto c) { return static_cast<int>(c); }, popc(w, match_any(w, key))), 0);
+      int largest = 0;
+      for (int b = 6; b >= 0; --b)
+        if (any(w, group >= (largest | (1 << b)))) largest |= 1 << b;
+      int const at = ffs(w, ballot(w, group == largest)) - 1;
+      auto const top = shuffle(w, key, at < 0 ? 0 : at);  // none where no lane has a key
+      auto const first = static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == shuffle(w, key, 0)))));
+      when(w, lane_id(w) == 0, [&](auto const& l) {
+        store(l, offered, warp, top);
+        store(l, groups, warp, static_cast<std::uint32_t>(largest) | first << 16);
+      });
+    }
     when(w, t < most_probes, [&](auto const& l) { store(l, counts, t, 0u); });
-    when(w, t == 0, [&](auto const& l) { store(l, run, 0, 0u); });
   });
   blk.sync();
   blk.for_each_warp([&](auto const& w, auto t) {
     auto const [valid, key] = probed(w, t);
-    // the lanes that share this warp's first key
-    auto const own = static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == shuffle(w, key, 0)))));
-    if (own > 0u) when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, run, own); });
     // each offered key among this warp's keys, four at a time (independent loads and votes)
     auto const offer = [&](int p) { return p < probes ? offered[p] : none; };
     for (int p = 0; p < probes; p += 4) {
@@ -283,8 +309,12 @@ CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, 
     }
   });
   blk.sync();
-  for (int p = 0; p < probes; ++p) r.most = std::max<index_t>(r.most, counts[p]);
-  r.run = *run;
+  for (int p = 0; p < probes; ++p) {
+    r.most = std::max<index_t>(r.most, counts[p]);
+    r.run += groups[p] & 0xffffu;
+    r.first_run += groups[p] >> 16;
+  }
+  r.run_items = std::min<index_t>(r.items, static_cast<index_t>(probes) * width);
   blk.sync();  // every thread has read the counts before the scratch is reused
   return r;
 }
@@ -313,7 +343,7 @@ struct privatized_scatter_program {
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
     if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
       hot_key_probe const probe = probe_hot_key<Vec>(blk, keys, n, key_map, blk.template scratch<unsigned char>());
-      bool const merge = probe.items > 0 && strategy.merges(probe.most, probe.run, probe.items, layout.copies, is_same_value<Values>::value);
+      bool const merge = probe.items > 0 && strategy.merges(probe, layout.copies, is_same_value<Values>::value);
       std::uint32_t* const merged = strategy.merged_blocks;
       if (merge && merged != nullptr)
         blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, merged, 1u); }); });
@@ -430,7 +460,7 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
                              Strategy strategy, Exec const&, Launch&& launch) {
   if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
     strategy = strategy.resolved(Exec::family);
-    if (!strategy.merges(1, 1, 1, plan.layout.copies, is_same_value<VS>::value)) {
+    if (!strategy.could_merge(plan.layout.copies, is_same_value<VS>::value)) {
       launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
       return;
     }

@@ -2,11 +2,13 @@
 """Score strategy::automatic on held-out inputs: its measured time (sampling included) against the best
 forced strategy of each input, beside naive atomics and cub::DeviceHistogram from the same run.
 
-    python3 perf/eval_tree.py HELDOUT.json [--report FILE.md] [--automatic automatic_launches]
+    python3 perf/eval_tree.py HELDOUT.json [MORE.json ...] [--report FILE.md] [--automatic automatic_launches]
 
 HELDOUT.json: `CALM_BULK_SET=heldout calm_bench --benchmark_filter=^bulk/heldout/`. Speeds are time(best) /
 time(automatic): 1.0 is the per-input best; "% off optimal" is the paper's (000 Tables 1-2), the mean
-extra time over the best.
+extra time over the best. With several files, what a later file measured of an input replaces what the
+files before it measured (a run of automatic and the strategies that can be best, beside an earlier
+run's slow ones).
 """
 import argparse
 import math
@@ -15,19 +17,19 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_tree import STRATEGIES, emit, geo, load_inputs  # noqa: E402
+from fit_tree import STRATEGIES, complete_inputs, emit, geo, read_cases  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("heldout")
+    ap.add_argument("heldout", nargs="+")
     ap.add_argument("--report")
     ap.add_argument("--automatic", default="automatic",
                     help="the case scored as automatic (automatic_launches: the same choice without CUDA's recorded graph)")
     a = ap.parse_args()
-    inputs = {k: r for k, r in load_inputs(a.heldout, auto_case=a.automatic).items() if "auto" in r}
+    inputs = {k: r for k, r in complete_inputs(read_cases(a.heldout, auto_case=a.automatic)).items() if "auto" in r}
     if not inputs:
-        sys.exit("eval_tree: no held-out inputs with an automatic case in " + a.heldout)
+        sys.exit("eval_tree: no held-out inputs with an automatic case in " + " ".join(a.heldout))
     groups = defaultdict(list)
     rows = []
     for k in sorted(inputs):
@@ -41,7 +43,7 @@ def main():
         groups[(k[1], "")].append(x)
         groups[(k[1], k[2])].append(x)
         rows.append((k, x, best, ran, vs_naive, vs_cub, r["stats_time"]))
-    lines = [f"# strategy::automatic on held-out inputs\n", f"File: `{a.heldout}`, {len(inputs)} inputs, case `{a.automatic}`.\n",
+    lines = [f"# strategy::automatic on held-out inputs\n", f"Files: `{' + '.join(a.heldout)}`, {len(inputs)} inputs, case `{a.automatic}`.\n",
              "Speed = time of the per-input best forced strategy / time of automatic (sampling included).\n",
              "| workload | distribution | inputs | geo mean | min | % off optimal |", "| --- | --- | --- | --- | --- | --- |"]
     for (wl, d) in sorted(groups, key=lambda g: (g[0] == "all", g)):

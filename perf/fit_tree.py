@@ -406,7 +406,8 @@ def main():
     ap.add_argument("--sampled-path-us", type=float,
                     help="what a sampled choice adds to every input, overriding the files' sampling cases: automatic's time less "
                          "the forced time of the strategy it ran, measured (sampling kernel, the launches behind the choice)")
-    ap.add_argument("--heldout", help="a held-out file: predict the fitted tree's score on it from its forced times (before measuring)")
+    ap.add_argument("--heldout", nargs="+", help="held-out files (a later one's cases replacing an earlier one's, as for training): predict "
+                                                  "the fitted tree's score on them from their forced times (before measuring)")
     ap.add_argument("--heldout-path-us", type=float,
                     help="the sampled path's cost in the held-out prediction (default: as for training), so that trees fitted "
                          "at different costs are predicted at the one a call pays")
@@ -448,10 +449,10 @@ def main():
         lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
     if a.heldout:
         path_us = a.heldout_path_us if a.heldout_path_us is not None else a.sampled_path_us
-        held = load_inputs(a.heldout, us(a.sampling_us), us(path_us), features_from=a.features)
+        held = complete_inputs(read_cases(a.heldout), us(a.sampling_us), us(path_us), features_from=a.features)
         xs = [(held[k]["best"] / chosen_time(held, k, tree)[0], k) for k in sorted(held)]
         sampled = [x for x, k in xs if predict(tree, held[k]["features"])[1]]
-        lines.append(f"\nPredicted on `{a.heldout}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "
+        lines.append(f"\nPredicted on `{' + '.join(a.heldout)}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "
                      f"geo mean {geo([x for x, _ in xs]):.3f}, min {min(x for x, _ in xs):.3f}, {sum(x < 0.9 for x, _ in xs)} below 0.9; "
                      f"{len(sampled)} sampled, geo mean {geo(sampled) if sampled else 1.0:.3f}.")
     if not a.no_loo:

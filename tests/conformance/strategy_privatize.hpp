@@ -80,12 +80,16 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   for (std::size_t i = 0; i < spread.size(); ++i) spread[i] = static_cast<std::uint32_t>((i * 2654435761u) % bins);  // no key twice in 4,099
   std::vector<float> vals = random_operands<calm::plus, float>(n, g);
   buffer<float> dvals(vals);
-  // the blocks that merge, for keys, thresholds and values (counting: calm::constant); the table must come out right every time
-  auto merged = [&](std::vector<std::uint32_t> const& keys, float share, bool counting = false) {
+  // the blocks that merge, for keys, thresholds (every share `share`, or the weighted run share `run_share`
+  // where given) and values (counting: calm::constant); the table must come out right every time
+  auto merged = [&](std::vector<std::uint32_t> const& keys, float share, bool counting = false, float run_share = -2.0f) {
     buffer<std::uint32_t> dkeys(keys), count(std::vector<std::uint32_t>(1, 0u));
     std::vector<float> init(static_cast<std::size_t>(bins), 0.5f), used = vals;
     buffer<float> table(init);
-    calm::adaptive_merge const m{share, share, count.data()};
+    calm::adaptive_merge m;
+    m.weighted_share = m.counting_share = share;
+    m.weighted_run_share = run_share > -2.0f ? run_share : share;
+    m.merged_blocks = count.data();
     calm::privatize_options const opt{1, 0, calm::copy_mapping::cyclic, threads};
     if (counting) {
       calm::privatize_scatter(calm::plus{}, dkeys.data(), calm::constant(1.0f), n, table.data(), bins, opt, m, exec{});
@@ -109,16 +113,24 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   CHECK(merged(one, -1.0f) == (host ? 0u : probed));
   CHECK(merged(one, -1.0f, true) == (host ? 0u : probed));
   CHECK(merged(spread, -1.0f) == 0u);
-  // counting: a block merges on runs of its warps' first keys
+  // counting: a block merges on the lanes that share their warp's first key
   CHECK(merged(spread, 0.0f, true) == probed);
-  CHECK(merged(one, 1.0f, true) == probed);  // every lane shares its warp's first key
+  CHECK(merged(one, 1.0f, true) == probed);  // every lane shares it
   CHECK(merged(spread, 0.5f, true) == 0u);   // no lane shares it (but the first)
+  // values: a block also merges on its warps' largest groups, where no key is hot across the block:
+  // runs of 256 equal keys (a warp's probed keys span at most two runs, so its largest group holds at
+  // least half of them)
+  std::vector<std::uint32_t> runs(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<std::uint32_t>((i / 256) % bins);
+  CHECK(merged(runs, 1.01f, false, 0.45f) == probed);
+  CHECK(merged(runs, 1.01f, false, 1.01f) == 0u);
+  CHECK(merged(spread, 1.01f, false, 0.1f) == 0u);  // groups of one key: a share of 1/W
   // a table of two copies halves every share: a share of 0.6 per copy is out of reach
   buffer<std::uint32_t> dkeys(one), count(std::vector<std::uint32_t>(1, 0u));
   std::vector<float> init(static_cast<std::size_t>(bins), 0.5f);
   buffer<float> table(init);
   calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins,
-                          calm::privatize_options{2, 1, calm::copy_mapping::cyclic, threads}, calm::adaptive_merge{0.6f, 0.6f, count.data()}, exec{});
+                          calm::privatize_options{2, 1, calm::copy_mapping::cyclic, threads}, calm::adaptive_merge{0.6f, 0.6f, count.data(), 0.6f}, exec{});
   synchronize();
   verify_scatter<calm::plus, float>(init, one, vals, table.download(), "privatize_scatter, adaptive_merge, two copies");
   CHECK(count.download()[0] == 0u);
