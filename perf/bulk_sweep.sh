@@ -4,6 +4,8 @@
 #   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_coo OUT.json    # coo_rows (sorted sparse-matrix rows), both key counts
+#   CALM_BULK_LIST=FILE BACKEND=cuda bash perf/bulk_sweep.sh list OUT.json  # the inputs FILE names (fit_tree.py --list-fitting writes one);
+#                                                          # CALM_BULK_FILTER=... narrows the cases (e.g. '/privatize_adaptive/')
 #   BACKEND=cuda bash perf/bulk_sweep.sh path OUT.json         # the parts of automatic's sampled path, timed apart
 #   BACKEND=cuda bash perf/bulk_sweep.sh heldout OUT.json   # after rebuilding with the new tree: python3 perf/eval_tree.py OUT.json
 #   bash perf/bulk_sweep.sh train OUT.json                  # the host (OpenMP), fitted with --family host
@@ -11,9 +13,10 @@
 # sweep uses half of it, and a quarter and all of it for held-out sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-set_=${1:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path OUT.json}
-out=${2:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path OUT.json}
+set_=${1:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path|list OUT.json}
+out=${2:?usage: bulk_sweep.sh train|train_items|train_coo|heldout|path|list OUT.json}
 names=${set_%%_*}  # train_items and train_coo register their inputs as bulk/train/...
+[ "$set_" = list ] && names='[^/]+'  # a list names each input's set
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
@@ -23,6 +26,6 @@ extra=()
 [ "$backend" = hip ] && extra+=(-DCMAKE_CXX_COMPILER=clang++-15)
 cmake -S . -B "$root/perf-$backend" -G Ninja -DBACKEND="$backend" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_TESTS=OFF "${extra[@]}" > /dev/null
 cmake --build "$root/perf-$backend" -j "$jobs" --target calm_bench
-CALM_BULK_SET=$set_ "$root/perf-$backend/perf/calm_bench" --benchmark_filter="^bulk/$names/" --benchmark_out="$out" \
+CALM_BULK_SET=$set_ "$root/perf-$backend/perf/calm_bench" --benchmark_filter="^bulk/$names/.*${CALM_BULK_FILTER:-}" --benchmark_out="$out" \
   --benchmark_out_format=json --benchmark_format=console 2>&1 | awk 'NR % 50 == 1 { print; fflush() }'
 echo "bulk_sweep: $set_ written to $out"
