@@ -22,7 +22,7 @@ enum class strategy {
   privatize_peer_reduce,  ///< the same with a warp's equal keys merged before the block-local atomic
   hot_key,                ///< hot keys cached per block, the rest to the device table merged by peer_reduce
   cluster_privatize,      ///< the table over a cluster's block-local memory (sm_90; elsewhere hot_key)
-  privatize_adaptive,     ///< privatize, a warp's equal keys merged only in the blocks that find a hot key (adaptive_merge)
+  privatize_adaptive,     ///< privatize, a warp's equal keys merged only in the blocks whose probe finds them colliding (adaptive_merge)
 };
 constexpr int strategy_count = 10;
 

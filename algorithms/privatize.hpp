@@ -245,8 +245,8 @@ constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + 2 * sizeof(
 /// the first item of each thread's first chunk, one key per thread spread over the tile. Each of the
 /// first probe_warps warps finds its largest group of equal keys (match_any) and offers that group's
 /// key (and counts the lanes that share its first lane's key), and each offered key is counted exactly
-/// among all the probed keys. Every thread gets the same
-/// answer. Uses `scratch` (probe_bytes of block-local memory), free again when it returns.
+/// among all the probed keys. Every thread gets the same answer. Uses `scratch` (probe_bytes of
+/// block-local memory), free again when it returns.
 template <int Vec, class Block, class K, class KeyMap>
 CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* scratch) {
   index_t const chunks = n / Vec, threads = blk.threads(), tile_chunks = threads * loads_in_flight;
