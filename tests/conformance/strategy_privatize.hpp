@@ -124,7 +124,7 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<std::uint32_t>((i / 256) % bins);
   CHECK(merged(runs, 1.01f, false, 0.45f) == probed);
   CHECK(merged(runs, 1.01f, false, 1.01f) == 0u);
-  CHECK(merged(spread, 1.01f, false, 0.1f) == 0u);  // groups of one key: a share of 1/W
+  CHECK(merged(spread, 1.01f, false, 0.1f) == 0u);  // groups of one key: 1/W of a full warp, 1/16 at most in these blocks
   // a table of two copies halves every share: a share of 0.6 per copy is out of reach
   buffer<std::uint32_t> dkeys(one), count(std::vector<std::uint32_t>(1, 0u));
   std::vector<float> init(static_cast<std::size_t>(bins), 0.5f);
