@@ -14,8 +14,9 @@ declare -A groups=(
   [kokkos]="libtrilinos-kokkos-dev"
   [plot]="python3-matplotlib"
 )
+[ $# -eq 0 ] && set -- base test perf
 want=()
-for g in "${@:-base test perf}"; do
+for g in "$@"; do
   for p in ${groups[$g]:?unknown group $g}; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || want+=("$p")
   done

@@ -13,6 +13,9 @@
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
+// The cases of one input (every strategy, automatic, the vendor's histogram) are timed round-robin in
+// one pass (round_robin): each reports its median round as one iteration. --benchmark_filter picks the
+// cases that take part.
 // perf/fit_tree.py fits the tree to a train file; perf/eval_tree.py scores automatic on a heldout file.
 #include "bench_common.hpp"
 
@@ -20,7 +23,9 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <regex>
 #include <tuple>
 
 namespace calm_bench {
@@ -144,36 +149,174 @@ void time_calls(benchmark::State& state, Call&& call) {
   state.counters["median_us"] = times[times.size() / 2] * 1e6;
 }
 
-/// s forced or automatic; `graphs` false: automatic without the graph a CUDA exec records for calls
-/// repeated with the same arguments (every call launches its kernels one by one).
+/// One case of an input in the round-robin timing: its call, what automatic ran, its times.
+struct timed_case {
+  std::string name;
+  std::function<void()> call;  // one call; owns its table (and the vendor's temporary storage)
+  calm::strategy ran = calm::strategy::automatic;
+  std::string error;
+  std::vector<double> times, submits;  // seconds: device work, and the host's part (until the call returns)
+};
+
+/// The case of strategy s (forced, or automatic), `graphs` false: automatic without the graph a CUDA
+/// exec records for calls repeated with the same arguments (every call launches its kernels one by one).
 template <class T>
-void bulk_case(benchmark::State& state, input in, calm::strategy s, bool graphs) {
-  backend::device_buffer<T> table(in.bins);
-  table.fill_bytes(0);
-  calm::strategy ran = s;
+timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs) {
+  timed_case c{std::move(name)};
+  auto table = std::make_shared<backend::device_buffer<T>>(in.bins);
+  table->fill_bytes(0);
   calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
   try {
     backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
     calm::scatter_options opt;
     opt.chosen = chosen.data();
-    ran = bulk_call(in, s, table.data(), opt, ex);  // the strategy automatic picks
-    if (ran == calm::strategy::automatic) ran = chosen.download()[0];  // chosen on the device
+    c.ran = bulk_call(in, s, table->data(), opt, ex);  // the strategy automatic picks
+    if (c.ran == calm::strategy::automatic) c.ran = chosen.download()[0];  // chosen on the device
     ex.synchronize();
   } catch (calm::error const& e) {
-    state.SkipWithError(e.what());
+    c.error = e.what();
+  }
+  c.call = [in, s, table, ex] { bulk_call(in, s, table->data(), {}, ex); };
+  return c;
+}
+
+#if defined(CALM_BENCH_VENDOR)
+timed_case vendor_timed_case(input const& in) {
+  timed_case c{CALM_BENCH_VENDOR};
+  std::size_t const n = std::size_t(1) << in.log2_n;
+  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+  auto hist = std::make_shared<backend::device_buffer<std::uint32_t>>(in.bins);
+  std::size_t temp_bytes = 0;
+  try {
+    vendor_histogram_even(nullptr, temp_bytes, pk, hist->data(), in.bins, n);
+    auto temp = std::make_shared<backend::device_buffer<unsigned char>>(temp_bytes);
+    vendor_histogram_even(temp->data(), temp_bytes, pk, hist->data(), in.bins, n);
+    c.call = [=]() mutable { vendor_histogram_even(temp->data(), temp_bytes, pk, hist->data(), in.bins, n); };
+  } catch (calm::error const& e) {
+    c.error = e.what();
+  }
+  return c;
+}
+#endif
+
+/// Whether name is the vendor's histogram (CUB on CUDA, rocPRIM on HIP; none on the host).
+bool is_vendor(std::string const& name) {
+#if defined(CALM_BENCH_VENDOR)
+  return name == CALM_BENCH_VENDOR;
+#else
+  (void)name;
+  return false;
+#endif
+}
+
+/// The timed cases of an input: every strategy and automatic, automatic without graphs where the exec
+/// records them, and the vendor's histogram (hist_u32 up to 2^20 bins: beyond, CUB 2.x of CUDA 13.0
+/// ends in an illegal address at 2^24 bins, and the error is sticky).
+std::vector<std::string> case_names(input const& in) {
+  std::vector<std::string> names;
+  for (int s = 0; s < calm::strategy_count; ++s) names.push_back(calm::to_string(static_cast<calm::strategy>(s)));
+  if (calm::detail::records_launches<calm::default_exec>::value) names.push_back("automatic_launches");
+#if defined(CALM_BENCH_VENDOR)
+  if (in.workload == "hist_u32" && in.bins <= (1u << 20)) names.push_back(CALM_BENCH_VENDOR);
+#else
+  (void)in;
+#endif
+  return names;
+}
+
+std::string input_path(input const& in) {
+  return "bulk/" + in.set + "/" + in.workload + "/" + in.dist + "/" + std::to_string(in.bins) + "/" + std::to_string(in.log2_n) + "/";
+}
+
+/// What Google Benchmark appends to the name of a timed case (registered with Iterations(1) and manual time).
+constexpr char const* timed_suffix = "/iterations:1/manual_time";
+
+/// Whether --benchmark_filter selects the benchmark `name` (a regular expression searched for; a
+/// leading '-' negates it), as Google Benchmark selects the benchmarks it runs.
+bool selected(std::string const& name) {
+  std::string f = benchmark::GetBenchmarkFilter();
+  if (f.empty() || f == "all") return true;
+  bool const negated = f[0] == '-';
+  if (negated) f.erase(0, 1);
+  return std::regex_search(name, std::regex(f, std::regex::extended)) != negated;
+}
+
+template <class T>
+timed_case make_case(input const& in, std::string const& name) {
+#if defined(CALM_BENCH_VENDOR)
+  if (is_vendor(name)) return vendor_timed_case(in);
+#endif
+  if (name == "automatic_launches") return strategy_case<T>(in, name, calm::strategy::automatic, false);
+  return strategy_case<T>(in, name, calm::strategy_from_string(name), true);
+}
+
+/// The cases of the input `in` timed round-robin, once per input: after 10 ms of calls of every case
+/// (clocks up, graphs recorded), each round calls every case once, starting one case later than the
+/// round before, until at least 9 rounds and 30 ms of device time per case (at most 101 rounds). A
+/// case's time is its median round. Timed one case after another, identical kernels measured up to 14%
+/// apart on an H100 (the clocks drift between cases); round-robin, every case sees the same drift.
+template <class T>
+std::vector<timed_case> const& round_robin(input const& in) {
+  static std::string last;
+  static std::vector<timed_case> cases;
+  std::string const id = input_path(in);
+  if (id == last) return cases;
+  cases.clear();
+  for (auto const& name : case_names(in))  // the cases this run reports (--benchmark_filter)
+    if (selected(input_path(in) + name + timed_suffix)) cases.push_back(make_case<T>(in, name));
+  last = id;
+  std::vector<timed_case*> live;
+  for (auto& c : cases)
+    if (c.error.empty()) live.push_back(&c);
+  if (live.empty()) return cases;
+  auto const start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i)
+    for (auto* c : live) {
+      c->call();
+      backend::synchronize();
+    }
+  double const budget = 0.03 * static_cast<double>(live.size());
+  double spent = 0.0;
+  for (std::size_t round = 0; round < 101 && (round < 9 || spent < budget); ++round)
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      timed_case& c = *live[(round + j) % live.size()];
+      double submit = 0.0;
+      double const t = time_device([&] {
+        auto const t0 = std::chrono::steady_clock::now();
+        c.call();
+        submit = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      });
+      c.times.push_back(t);
+      c.submits.push_back(submit);
+      spent += t;
+    }
+  return cases;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+/// The case `name` of the input's round-robin timing, reported as one iteration of its median time.
+template <class T>
+void timed_case_report(benchmark::State& state, input in, std::string name) {
+  auto const& cases = round_robin<T>(in);
+  auto const c = std::find_if(cases.begin(), cases.end(), [&](timed_case const& x) { return x.name == name; });
+  if (c == cases.end() || !c->error.empty()) {
+    state.SkipWithError(c == cases.end() ? "no such case" : c->error.c_str());
     return;
   }
-  std::vector<double> submit;  // the host's part: until the call returns (launches submitted, nothing waited for)
-  time_calls(state, [&] {
-    auto const t0 = std::chrono::steady_clock::now();
-    bulk_call(in, s, table.data(), {}, ex);
-    submit.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  });
-  std::nth_element(submit.begin(), submit.begin() + submit.size() / 2, submit.end());
+  double const t = median(c->times);
+  for (auto _ : state) state.SetIterationTime(t);
   std::size_t const n = std::size_t(1) << in.log2_n;
-  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (in.workload == "hist_u32" ? 0 : sizeof(T))), static_cast<double>(n));
-  state.counters["ran"] = static_cast<double>(static_cast<int>(ran));
-  state.counters["submit_us"] = submit.empty() ? 0.0 : submit[submit.size() / 2] * 1e6;
+  bool const hist = in.workload == "hist_u32" || is_vendor(name);
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (hist ? 0 : sizeof(T))), static_cast<double>(n));
+  state.counters["median_us"] = t * 1e6;
+  state.counters["rounds"] = static_cast<double>(c->times.size());
+  state.counters["submit_us"] = median(c->submits) * 1e6;
+  if (!is_vendor(name)) state.counters["ran"] = static_cast<double>(static_cast<int>(c->ran));
 }
 
 /// The input's collision statistics, the time to sample them, and the table facts the tree reads.
@@ -296,42 +439,15 @@ void path_case(benchmark::State& state, input in, std::string part) {
   state.counters["sample_groups"] = static_cast<double>(plan.groups);
 }
 
-#if defined(CALM_BENCH_VENDOR)
-void vendor_case(benchmark::State& state, input in) {
-  std::size_t const n = std::size_t(1) << in.log2_n;
-  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
-  backend::device_buffer<std::uint32_t> hist(in.bins);
-  std::size_t temp_bytes = 0;
-  auto call = [&](void* temp) { vendor_histogram_even(temp, temp_bytes, pk, hist.data(), in.bins, n); };
-  try {
-    call(nullptr);
-    backend::device_buffer<unsigned char> temp(temp_bytes);
-    call(temp.data());
-    time_calls(state, [&] { call(temp.data()); });
-  } catch (calm::error const& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  report_bytes(state, static_cast<double>(n) * sizeof(std::uint32_t), static_cast<double>(n));
-}
-#endif
-
 template <class T>
 void register_input(input const& in) {
-  std::string const base = "bulk/" + in.set + "/" + in.workload + "/" + in.dist + "/" + std::to_string(in.bins) + "/" + std::to_string(in.log2_n) + "/";
+  std::string const base = input_path(in);
   auto reg = [](std::string const& name, auto f, auto... a) {
-    benchmark::RegisterBenchmark(name.c_str(), f, a...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.03);
+    return benchmark::RegisterBenchmark(name.c_str(), f, a...)->UseManualTime()->Unit(benchmark::kMillisecond);
   };
-  reg(base + "stats", stats_case<T>, in);
-  reg(base + "sampling", sampling_case<T>, in);
-  for (int s = 0; s < calm::strategy_count; ++s)
-    reg(base + calm::to_string(static_cast<calm::strategy>(s)), bulk_case<T>, in, static_cast<calm::strategy>(s), true);
-  if (calm::detail::records_launches<calm::default_exec>::value)  // automatic without graphs, for the comparison
-    reg(base + "automatic_launches", bulk_case<T>, in, calm::strategy::automatic, false);
-#if defined(CALM_BENCH_VENDOR)
-  // beyond 2^20 bins CUB 2.x (CUDA 13.0) ends in an illegal address at 2^24 bins, and the error is sticky
-  if (in.workload == "hist_u32" && in.bins <= (1u << 20)) reg(base + CALM_BENCH_VENDOR, vendor_case, in);
-#endif
+  reg(base + "stats", stats_case<T>, in)->MinTime(0.03);
+  reg(base + "sampling", sampling_case<T>, in)->MinTime(0.03);
+  for (auto const& name : case_names(in)) reg(base + name, timed_case_report<T>, in, name)->Iterations(1);
 }
 
 void register_set(std::string const& set, std::vector<std::string> const& dists, std::vector<std::uint32_t> const& bins, std::vector<int> const& log2_ns,
