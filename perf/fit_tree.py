@@ -381,15 +381,15 @@ def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-_loo_data = None  # (inputs, keys) of the leave-one-out, for worker processes
+_loo_data = None  # (inputs, keys, max_depth) of the leave-one-out, for worker processes
 
 
 def leave_one_out(i):
     """(speed over the best, strategy) of input i chosen by a tree fitted to the other inputs."""
-    inputs, keys = _loo_data
+    inputs, keys, max_depth = _loo_data
     k = keys[i]
     has = [f for f in FEATURES if f in inputs[k]["features"]]  # an input from before a statistic: a tree without it
-    t, s = chosen_time(inputs, k, fit(inputs, keys[:i] + keys[i + 1:], features=has))
+    t, s = chosen_time(inputs, k, fit(inputs, keys[:i] + keys[i + 1:], max_depth=max_depth, features=has))
     return inputs[k]["best"] / t, s
 
 
@@ -411,20 +411,24 @@ def main():
     ap.add_argument("--heldout-path-us", type=float,
                     help="the sampled path's cost in the held-out prediction (default: as for training), so that trees fitted "
                          "at different costs are predicted at the one a call pays")
+    ap.add_argument("--max-depth", type=int, default=6, help="the deepest a leaf may lie (the root at 0)")
     ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
                          "added since those were measured)")
+    ap.add_argument("--list-larger", metavar="FILE",
+                    help="write the training inputs whose table is larger than a block, as --list-fitting does (a sweep of every strategy "
+                         "on the inputs whose choice samples), and stop")
     ap.add_argument("--list-fitting", metavar="FILE",
                     help="write the training inputs whose table fits a block, one per line, for CALM_BULK_SET=list (a sweep of the "
                          "block-local strategies alone, whose file then follows these in the training files), and stop")
     a = ap.parse_args()
-    if a.list_fitting:
+    if a.list_fitting or a.list_larger:
         raw = read_cases(a.train)
-        with open(a.list_fitting, "w") as f:
+        with open(a.list_fitting or a.list_larger, "w") as f:
             for k in sorted(raw, key=lambda k: (k[0], k[2], k[3], k[4], k[1])):  # one input's keys serve its three workloads in a row
-                if raw[k]["features"].get("fits_block") == 1.0:
+                if raw[k]["features"].get("fits_block") == (1.0 if a.list_fitting else 0.0):
                     f.write(" ".join(str(x) for x in k) + "\n")
         return
     us = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
@@ -433,7 +437,7 @@ def main():
     if not keys:
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
     source = " + ".join(a.train)
-    tree = read_model(a.tree) if a.tree else fit(inputs, keys)
+    tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
     if a.tree:
         source = a.tree + " (read, not fitted), over " + source
         a.no_loo = True  # leave-one-out refits the tree
@@ -458,7 +462,7 @@ def main():
     if not a.no_loo:
         by_wl = defaultdict(list)
         global _loo_data
-        _loo_data = (inputs, keys)
+        _loo_data = (inputs, keys, a.max_depth)
         if a.jobs > 1:
             import multiprocessing
             with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
