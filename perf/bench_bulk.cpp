@@ -251,13 +251,15 @@ timed_case make_case(input const& in, std::string const& name) {
 }
 
 /// The cases of the input `in` timed round-robin, once per input: after 10 ms of calls of every case
-/// (clocks up, graphs recorded), each round calls every case twice in a row and times both calls,
-/// starting one case later than the round before, until at least 9 rounds and 30 ms of device time
-/// per case (at most 101 rounds). A case's time is the median of its second calls ("first_us": of its
-/// first calls). Timed one case after another, identical kernels measured up to 14% apart on an H100
-/// (the clocks drift between cases); round-robin, every case sees the same drift. A call right after
-/// another case's can take longer than the same call repeated (privatize after 2.9 ms of peer_reduce's
-/// device atomics: 57 against 40 us on 2^24 keys), so the second call is the one reported.
+/// (at least one round: clocks up, graphs recorded), each round calls every case twice in a row and
+/// times both calls, starting one case later than the round before, until at least 3 rounds and 30 ms
+/// of device time per case (at most 101 rounds; the sweeps of 2026-11-24 ran with at least 9, and a
+/// host input of slow cases then took 3x longer than before). A case's time is the median of its second calls
+/// ("first_us": of its first calls). Timed one case after another, identical kernels measured up to
+/// 14% apart on an H100 (the clocks drift between cases); round-robin, every case sees the same drift.
+/// A call right after another case's can take longer than the same call repeated (privatize after
+/// 2.9 ms of peer_reduce's device atomics: 57 against 40 us on 2^24 keys), so the second call is the
+/// one reported.
 template <class T>
 std::vector<timed_case> const& round_robin(input const& in) {
   static std::string last;
@@ -273,14 +275,14 @@ std::vector<timed_case> const& round_robin(input const& in) {
     if (c.error.empty()) live.push_back(&c);
   if (live.empty()) return cases;
   auto const start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 2 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i)
+  for (int i = 0; i < 1 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(10); ++i)
     for (auto* c : live) {
       c->call();
       backend::synchronize();
     }
   double const budget = 0.03 * static_cast<double>(live.size());
   double spent = 0.0;
-  for (std::size_t round = 0; round < 101 && (round < 9 || spent < budget); ++round)
+  for (std::size_t round = 0; round < 101 && (round < 3 || spent < budget); ++round)
     for (std::size_t j = 0; j < live.size(); ++j) {
       timed_case& c = *live[(round + j) % live.size()];
       double const first = time_device(c.call);

@@ -4,7 +4,7 @@
 #   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_coo OUT.json    # coo_rows (sorted sparse-matrix rows), both key counts
-#   CALM_BULK_LIST=FILE BACKEND=cuda bash perf/bulk_sweep.sh list OUT.json  # the inputs FILE names (fit_tree.py --list-fitting writes one);
+#   CALM_BULK_LIST=FILE BACKEND=cuda bash perf/bulk_sweep.sh list OUT.json  # the inputs FILE names (fit_tree.py --list-fitting or --list-larger writes one);
 #                                                          # CALM_BULK_FILTER=... narrows the cases (e.g. '/privatize_adaptive/')
 #   BACKEND=cuda bash perf/bulk_sweep.sh path OUT.json         # the parts of automatic's sampled path, timed apart
 #   BACKEND=cuda bash perf/bulk_sweep.sh heldout OUT.json   # after rebuilding with the new tree: python3 perf/eval_tree.py OUT.json
