@@ -1,0 +1,110 @@
+// calm/algorithms/block_stream.hpp: the streaming loop of the block programs: each block's tiles of keys and values,
+// loaded a tile at a time in chunks of Vec items (CUB's items per thread), handed item by item to an update.
+#pragma once
+
+#include <type_traits>
+
+#include "../core/config.hpp"
+#include "group_reduce.hpp"
+
+namespace calm {
+namespace detail {
+
+/// Vec consecutive items, loaded at once (16 bytes for Vec = 4 and 4-byte keys).
+template <class K, int Vec>
+struct alignas(sizeof(K) * Vec) chunk {
+  K v[Vec];
+};
+
+template <int Vec, class Warp, class T, class I>
+CALM_HD auto load_chunk(Warp const& w, T const* p, I const& c) {
+  return load(w, reinterpret_cast<chunk<T, Vec> const*>(p), c);
+}
+template <int Vec, class Warp, class T, class I>
+CALM_HD auto load_chunk(Warp const&, same_value<T> const& v, I const&) {
+  return v;
+}
+template <class T>
+CALM_HD same_value<T> component(same_value<T> const& v, int) {
+  return v;
+}
+template <class C>
+CALM_HD auto component(C const& c, int j) {
+  return map([j](auto const& x) { return x.v[j]; }, c);
+}
+
+/// Chunks each thread loads before it updates (CUB's items per thread): enough loads in flight to
+/// keep the memory system busy.
+constexpr int loads_in_flight = 4;
+
+/// Items a block program's tile covers: threads x loads_in_flight chunks of Vec items.
+template <int Vec>
+CALM_HD index_t tile_items(index_t threads) {
+  return threads * loads_in_flight * Vec;
+}
+
+/// The streaming loop of the block programs: f(w, t, state, u, key, value) for each of this block's
+/// items of keys[0, n) and values (a T const* or a same_value), where state = init(w, t) is what a
+/// thread computes once per tile (its copy of the table, say) and u < loads_in_flight is the chunk of
+/// the tile the item is in.
+/// Tiles of threads x loads_in_flight chunks of Vec items (the backend's block says which tiles are
+/// this block's), all loads of a full tile issued before its updates; block 0 also takes the last
+/// n % Vec items. `only_first_tile` stops after the block's first tile (a sample). Every thread of the
+/// block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
+/// the same code on a GPU; on the host a scalar loop with the state in registers, each chunk updated
+/// as it is loaded, since a lane that runs alone has no other loads to overlap).
+template <int Vec, bool PerLane, class Block, class K, class Values, class Init, class F>
+CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values const& values, index_t n, Init const& init, F&& f,
+                                     bool only_first_tile = false) {
+  constexpr int U = loads_in_flight;
+  index_t const chunks = n / Vec;
+  index_t const threads = blk.threads(), tile_chunks = threads * U;
+  bool first = true;
+  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+    if (only_first_tile && !first) return;
+    first = false;
+    index_t const base = tile * tile_chunks;
+    bool const full = base + tile_chunks <= chunks;
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const lanes = [&](auto const& w1, auto const& t1) {
+        auto const c0 = map([base](int tt) { return base + tt; }, t1);
+        auto const state = init(w1, t1);
+        auto const apply = [&](auto const& v, int u, auto const& kc, auto const& vc) {
+          for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+        };
+        if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
+          for (int u = 0; u < U; ++u) apply(w1, u, load_chunk<Vec>(w1, keys, c0 + u * threads), load_chunk<Vec>(w1, values, c0 + u * threads));
+        } else if (full) {  // every load first, then every update
+          decltype(load_chunk<Vec>(w1, keys, c0)) kc[U];
+          decltype(load_chunk<Vec>(w1, values, c0)) vc[U];
+          for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
+          for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+          for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
+        } else {
+          for (int u = 0; u < U; ++u) {
+            auto const c = c0 + u * threads;
+            when(w1, c < chunks, [&](auto const& v) { apply(v, u, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
+          }
+        }
+      };
+      if constexpr (PerLane) each_lane(w, lanes, t);
+      else lanes(w, t);
+    });
+  });
+  if (Vec > 1 && blk.index() == 0 && !only_first_tile)  // the last n % Vec items
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
+      when(w, i < n, [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
+    });
+}
+
+/// stream_items_with_state with no state: f(w, t, key, value).
+template <int Vec, class Block, class K, class Values, class F>
+CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false) {
+  stream_items_with_state<Vec, false>(
+      blk, keys, values, n, [](auto const&, auto const&) { return 0; },
+      [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile);
+}
+
+}  // namespace detail
+}  // namespace calm
