@@ -81,7 +81,7 @@ def read_file(path, inputs, auto_case):
         _, set_, workload, dist, bins, log2n, case = parts[:7]
         key = (set_, workload, dist, int(bins), int(log2n))
         rec = inputs[key]
-        # the median iteration where the case recorded it (perf/bench_bulk.cpp's time_calls), else the mean
+        # the median the case recorded (perf/bench_bulk.cpp: round_robin, or time_calls in files before it), else the mean
         t = b["median_us"] * 1e-6 if "median_us" in b else b.get("real_time", float("inf")) * unit[b.get("time_unit", "ns")]
         if b.get("error_occurred"):
             t = float("inf")
