@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"

@@ -14,7 +14,7 @@
 //                                           writes the training inputs whose table fits a block)
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
 // The cases of one input (every strategy, automatic, the vendor's histogram) are timed round-robin in
-// one pass (round_robin): each reports its median round as one iteration. --benchmark_filter picks the
+// one pass (round_robin): each reports the median of its timed calls as one iteration. --benchmark_filter picks the
 // cases that take part.
 // perf/fit_tree.py fits the tree to a train file; perf/eval_tree.py scores automatic on a heldout file.
 #include "bench_common.hpp"
