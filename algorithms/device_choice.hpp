@@ -53,6 +53,26 @@ struct chosen_program {
   }
 };
 
+/// A direct scatter program whose warp strategy is a peer_reduce_if (`strategy`), run if the strategy
+/// at `decided` is naive or peer_reduce (merging in the second case), and else ended at once. Both
+/// direct scatters in one launch: on an H100 each launch behind the choice that is not chosen costs
+/// 1.2 to 1.4 us (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md).
+template <class Program>
+struct chosen_merge_program {
+  strategy const* decided;
+  Program program;
+  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    strategy const s = *decided;
+    if (s != strategy::naive && s != strategy::peer_reduce) return;
+    Program p = program;
+    p.strategy.merge = s == strategy::peer_reduce;
+    p(blk);
+  }
+};
+
 template <class Program>
 chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program) {
   return {decided, id, program};

@@ -2,6 +2,7 @@
 // sub-trees per group and one atomic per distinct key. Follows 002 (get_peers stage 1, add_peers stage 2).
 #pragma once
 
+#include "naive.hpp"
 #include "peer_groups.hpp"
 
 namespace calm {
@@ -15,6 +16,18 @@ struct peer_reduce {
   template <class Warp, class A>
   CALM_HD peer_groups<Warp> group(Warp const& w, A const& addr) const {
     return {match_any(w, addr), true};
+  }
+};
+
+/// peer_reduce where `merge` holds, naive where it does not (uniform over the warp): one program for
+/// both, picked at run time. strategy::automatic launches it once behind a choice on the device that
+/// may end at either, instead of one launch for each (detail::chosen_merge_program).
+struct peer_reduce_if {
+  bool merge = true;
+  template <class Warp, class A>
+  CALM_HD peer_groups<Warp> group(Warp const& w, A const& addr) const {
+    if (merge) return peer_reduce{}.group(w, addr);
+    return naive{}.group(w, addr);
   }
 };
 

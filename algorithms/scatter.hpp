@@ -92,7 +92,8 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
-/// reads it at `decided`): the blocks of a strategy not chosen end at once, so each costs an empty grid
+/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program): the blocks of a
+/// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
 /// all). One launch per strategy, not one
@@ -104,6 +105,24 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   auto const has = [reach](strategy s) { return reaches(reach, s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
     ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program));
+  };
+  // naive and peer_reduce: direct scatters that differ only in the merge, so one launch serves both
+  // where the choice may end at either (make(merge) builds the program). Only for keys and values of
+  // at most 4 bytes: with 8-byte values the program with both merges spilled on sm_90 (208 bytes of
+  // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
+  // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
+  // against 37, 4 blocks an SM against 3).
+  constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
+  auto const direct = [&](index_t blocks, auto const& make) {
+    if constexpr (one_direct_launch) {
+      if (has(strategy::naive) && has(strategy::peer_reduce)) {
+        auto const program = make(peer_reduce_if{});
+        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program});
+        return;
+      }
+    }
+    if (has(strategy::naive)) guarded(strategy::naive, blocks, direct_threads, 0, make(naive{}));
+    if (has(strategy::peer_reduce)) guarded(strategy::peer_reduce, blocks, direct_threads, 0, make(peer_reduce{}));
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
   if (order != nullptr) {  // fitting_strategy left only warp strategies
@@ -118,10 +137,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   load_form const form = load_form_of<Exec>(keys, vals);
   with_load_form(form, [&](auto f) {
     constexpr load_form F = decltype(f)::value;
-    index_t const blocks = blocks_with_work(n, direct_threads, form);
-    if (has(strategy::naive)) guarded(strategy::naive, blocks, direct_threads, 0, direct_program<F>(op, keys, vals, n, table, bins, key_map, naive{}));
-    if (has(strategy::peer_reduce))
-      guarded(strategy::peer_reduce, blocks, direct_threads, 0, direct_program<F>(op, keys, vals, n, table, bins, key_map, peer_reduce{}));
+    direct(blocks_with_work(n, direct_threads, form), [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); });
     if constexpr (plain) {
       hot_key_options const h{};
       if (has(strategy::hot_key))

@@ -9,6 +9,7 @@ namespace calm_test {
 
 inline char const* strategy_name(calm::naive) { return "naive"; }
 inline char const* strategy_name(calm::peer_reduce) { return "peer_reduce"; }
+inline char const* strategy_name(calm::peer_reduce_if s) { return s.merge ? "peer_reduce_if (merging)" : "peer_reduce_if (not merging)"; }
 inline char const* strategy_name(calm::scan_reduce) { return "scan_reduce"; }
 template <int M>
 char const* strategy_name(calm::vote_reduce<M>) { return M == 1 ? "vote_reduce<1>" : "vote_reduce<M>"; }
