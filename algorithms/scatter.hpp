@@ -141,7 +141,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     if constexpr (plain) {
       hot_key_options const h{};
       if (has(strategy::hot_key))
-        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots}.bytes(),
+        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots, h.line_entries}.bytes(),
                 hot_key_program_for<F>(op, keys, vals, n, table, bins, h));
     }
     if (has(strategy::privatize) || has(strategy::privatize_peer_reduce) || has(strategy::privatize_adaptive)) {

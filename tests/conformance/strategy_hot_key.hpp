@@ -1,6 +1,7 @@
-// Conformance: hot_key_scatter (hot keys voted into a block-local cache, the rest merged by peer_reduce
-// into the device table) against the sequential reference: ops and types, key kinds, tables from one
-// entry to 2^20, cache sizes and vote thresholds, keys outside the table, and the errors it gives.
+// Conformance: hot_key_scatter (hot table lines matched into a block-local cache, the rest merged by
+// peer_reduce into the device table) against the sequential reference: ops and types, key kinds, tables
+// from one entry to 2^20, cache sizes, line lengths and vote thresholds, keys outside the table, and the
+// errors it gives.
 #pragma once
 
 #include "../support/scatter_reference.hpp"
@@ -10,14 +11,14 @@ namespace calm_test {
 template <class Op, class T, class K = std::uint32_t>
 void check_hot_key(keys_kind kind, index_t n, index_t bins, calm::hot_key_options opt = {}, bool weighted = true, bool stray = false,
                    int key_offset = 0) {
-  auto g = rng(8111 + static_cast<int>(kind) * 17 + n + bins * 5 + opt.slots + opt.votes);
+  auto g = rng(8111 + static_cast<int>(kind) * 17 + n + bins * 5 + opt.slots + opt.votes + opt.line_entries * 3);
   auto keys = table_keys<K>(n + key_offset, kind, bins, g, stray);
   auto vals = random_operands<Op, T>(n, g);
   auto init = random_operands<Op, T>(bins, g);
   buffer<K> dkeys(keys);
   buffer<T> dvals(vals), table(init);
   INFO("hot keys: " << to_string(kind) << ", n " << n << ", bins " << bins << ", slots " << opt.slots << ", votes " << opt.votes
-                    << ", threads " << opt.threads << ", weighted " << weighted << ", stray " << stray << ", offset " << key_offset);
+                    << ", line " << opt.line_entries << ", threads " << opt.threads << ", weighted " << weighted << ", stray " << stray << ", offset " << key_offset);
   K const* pk = dkeys.data() + key_offset;
   if (weighted) {
     calm::hot_key_scatter(Op{}, pk, static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
@@ -45,17 +46,28 @@ TEST_CASE("hot_key_scatter: ops, types, key kinds and table sizes", "[strategy][
   check_hot_key<calm::min, double, std::uint16_t>(kind, n, std::min<index_t>(bins, 65536));
 }
 
-TEST_CASE("hot_key_scatter: cache sizes, vote thresholds, block sizes, unaligned keys", "[strategy][hot_key]") {
+TEST_CASE("hot_key_scatter: cache sizes, line lengths, vote thresholds, block sizes, unaligned keys", "[strategy][hot_key]") {
   using namespace calm_test;
   int const slots = GENERATE(2, 16, 256, 4096);
-  int const votes = GENERATE(1, 4, 33);
+  int const line = GENERATE(1, 32, 64);
+  int const votes = GENERATE(1, 2, 33);
   int const threads = GENERATE(32, 100, 512);
   keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::zipf);
-  calm::hot_key_options const opt{slots, votes, threads};
+  calm::hot_key_options opt{slots, votes, threads};
+  opt.line_entries = line;
   CAPTURE(name, warp_size());
-  check_hot_key<calm::plus, float>(kind, 30011, 5000, opt);
+  if (calm::detail::hot_key_layout<std::uint64_t>{slots, line}.bytes() > exec{}.block_local_bytes()) {  // too large a cache: refused
+    std::vector<std::uint64_t> init(64, 7);
+    buffer<std::int64_t> dk(std::vector<std::int64_t>(100, 3));
+    buffer<std::uint64_t> table(init);
+    REQUIRE_THROWS_AS(calm::hot_key_scatter(calm::plus{}, dk.data(), calm::constant(std::uint64_t(1)), 100, table.data(), 64, opt, exec{}), calm::error);
+    synchronize();
+    require_equal(table.download(), init, "table after a refused cache size");
+    return;
+  }
   check_hot_key<calm::plus, std::uint64_t, std::int64_t>(kind, 30011, 5000, opt, true, true, 1);
-  check_hot_key<calm::bit_or, std::uint32_t>(kind, 30011, 100000, opt);
+  check_hot_key<calm::plus, float>(kind, 30011, 5000, opt);
+  check_hot_key<calm::bit_or, std::uint32_t>(kind, 30011, 100001, opt);
 }
 
 TEST_CASE("hot_key_scatter: bad input throws before launching and leaves the table as it was", "[strategy][hot_key]") {
@@ -73,6 +85,15 @@ TEST_CASE("hot_key_scatter: bad input throws before launching and leaves the tab
   REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {100, 4, 256}), calm::error);
   REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {256, 0, 256}), calm::error);
   REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, {256, 4, 0}), calm::error);
+  for (int line : {0, 3, 128}) {
+    calm::hot_key_options o;
+    o.line_entries = line;
+    REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, o), calm::error);
+  }
+  calm::hot_key_options huge{4096, 2, 256};
+  huge.line_entries = 64;  // 4,096 x 64 floats: 1 MiB, more than a GPU block has (the host's blocks have 64 MiB)
+  if (calm::detail::hot_key_layout<float>{huge.slots, huge.line_entries}.bytes() > exec{}.block_local_bytes())
+    REQUIRE_THROWS_AS(scatter(100, dk.data(), table.data(), 16, huge), calm::error);
   synchronize();
   require_equal(table.download(), init, "table after rejected calls");
 }
