@@ -290,6 +290,19 @@ def fit(inputs, keys, max_depth=6, min_leaf=3, features=FEATURES):
     return collapse(grow(inputs, keys, False, 0, max_depth, min_leaf, features))
 
 
+def relabel(tree, inputs, keys, sampled=False):
+    """The tree with its splits kept and each leaf's strategy picked again, as grow() picks it, from the
+    training inputs that reach it (a leaf no input reaches keeps its strategy); the counts are those
+    inputs'. For a strategy whose times changed: the same questions, the answers measured again."""
+    if "leaf" in tree:
+        return {"leaf": best_leaf(loss_rows(inputs, keys, sampled))[0] if keys else tree["leaf"], "n": len(keys)}
+    f, thr = tree["feature"], tree["threshold"]
+    child_sampled = sampled or f in SAMPLED
+    return {"feature": f, "threshold": thr, "n": len(keys),
+            "left": relabel(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], child_sampled),
+            "right": relabel(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], child_sampled)}
+
+
 def predict(tree, features):
     """(strategy, whether the path sampled)."""
     sampled = False
@@ -416,6 +429,9 @@ def main():
                          "at different costs are predicted at the one a call pays")
     ap.add_argument("--max-depth", type=int, default=6, help="the deepest a leaf may lie (the root at 0)")
     ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
+    ap.add_argument("--relabel", action="store_true",
+                    help="with --tree: keep its splits and pick each leaf's strategy again from the training files (after a "
+                         "strategy's times were measured again; a split whose two sides then pick one strategy becomes a leaf); --out writes the result")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
@@ -441,9 +457,13 @@ def main():
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
     source = " + ".join(a.train)
     tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
-    if a.tree:
+    if a.tree and a.relabel:
+        tree = collapse(relabel(tree, inputs, keys))
+        source = "the splits of " + a.tree + " with its leaves picked again from " + source
+    elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
-        a.no_loo = True  # leave-one-out refits the tree
+    if a.tree:
+        a.no_loo = True  # leave-one-out fits a tree to the others
     if a.out:
         write_model(tree, a.out, source, a.family)
     lines = [f"# The {a.family} strategy tree: fit and leave-one-out\n", f"Training files: `{source}`, {len(keys)} inputs.\n",
