@@ -9,6 +9,7 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
+#include "peer_reduce.hpp"
 #include "privatize.hpp"
 
 namespace calm {
@@ -142,8 +143,10 @@ struct hot_key_program {
       });
     });
     blk.sync();
-    // 3. every item: a key of a cached line updates its block-local entry, the others the device table,
-    //    each merged by peer_reduce; keys outside the table are skipped
+    // 3. every item: a key of a cached line updates its block-local entry merged by peer_reduce; the
+    //    others update the device table, merged by peer_reduce only where two neighbouring lanes hold
+    //    one key (runs: the hot keys of skewed inputs are cached, and the rest rarely collide in a warp,
+    //    so matching them costs more than it merges); keys outside the table are skipped
     stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
       auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
       auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
@@ -158,7 +161,10 @@ struct hot_key_program {
         auto const entry = map([shift, per](int sl, index_t kk) { return (index_t(sl) << shift) + (kk & (per - 1)); }, select(slot >= 0, slot, 0), key);
         update<peer_reduce>(u, op, scope::block_local{}, svals + entry, v);
       });
-      when(w, in & (slot < 0), [&](auto const& u) { update<peer_reduce>(u, op, scope::device{}, out + select(in, key, index_t(0)), v); });
+      auto const rest = in & (slot < 0);
+      auto const before = shuffle_up(w, select(rest, key, index_t(-1)), 1);
+      bool const runs = any(w, rest & (lane_id(w) > 0) & (before == key));
+      when(w, rest, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, peer_reduce_if{runs}); });
     });
     blk.sync();
     // 4. the cached entries' totals go to the device table
