@@ -1,7 +1,8 @@
 // calm/algorithms/hot_key_cache.hpp: for tables too large to privatize, each block finds its hottest
 // table lines (runs of line_entries entries) by a match over each warp's keys in its first tile (002's
 // peer grouping in place of 000 §3.1 Alg. 2's vote), keeps them in block-local memory and sends the rest
-// to the device table merged by peer_reduce (002). calm's own technique (design.md: "hot-key cache").
+// to the device table, merged by peer_reduce (002) where neighbouring lanes share a key. calm's own
+// technique (design.md: "hot-key cache").
 #pragma once
 
 #include <string>
@@ -195,10 +196,11 @@ hot_key_program<vec_of<F>, Op, K, VS, T> hot_key_program_for(Op op, K const* key
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n with a per-block cache of hot table lines
 /// (line_entries entries each): each block matches the lines of each warp's keys in its first tile,
 /// keeps up to slots / 2 lines that `votes` lanes of a warp fell in in block-local memory, updates
-/// their entries there and every other key in the device table (lanes merged by peer_reduce), and adds
-/// the cached totals to the table at the end. For tables too large to privatize with skewed keys;
-/// values: T const* or calm::constant(v); keys outside [0, bins) are skipped. Throws calm::error
-/// before launching on bad arguments (among them a cache larger than a block's block-local memory).
+/// their entries there and every other key in the device table (lanes merged by peer_reduce where two
+/// neighbouring lanes share a key), and adds the cached totals to the table at the end. For tables
+/// too large to privatize with skewed keys; values: T const* or calm::constant(v); keys outside
+/// [0, bins) are skipped. Throws calm::error before launching on bad arguments (among them a cache
+/// larger than a block's block-local memory).
 template <class Op, class K, class Values, class T, class Exec = default_exec>
 void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, index_t bins, hot_key_options const& opt = {},
                      Exec const& ex = Exec{}) {
