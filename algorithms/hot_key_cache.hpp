@@ -174,7 +174,7 @@ struct hot_key_program {
         auto const s = map([s0](int tt) { return s0 + tt; }, t);
         when(w, s < entries, [&](auto const& l) {
           auto const line = load(l, skeys, map([shift](int ss) { return ss >> shift; }, s));
-          auto const key = map([shift, per](index_t ln, int ss) { return (ln << shift) + (ss & (per - 1)); }, line, s);
+          auto const key = map([shift, per](index_t ln, int ss) { return ln < 0 ? index_t(-1) : (ln << shift) + (ss & (per - 1)); }, line, s);  // -1: an empty slot
           auto const val = load(l, svals, s);
           when(l, (line >= 0) & (key < nbins) & (val != Op::template identity<T>()), [&](auto const& u) {
             atomic_update(u, op, scope::device{}, out + select(line >= 0, key, index_t(0)), val);
