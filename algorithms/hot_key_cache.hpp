@@ -51,14 +51,13 @@ struct hot_key_layout {
   CALM_HD std::size_t bytes() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
 };
 
-CALM_HD inline int hot_key_hash(index_t k, int slots) {
-  return static_cast<int>(full_cycle_sequence(static_cast<std::uint32_t>(k) ^ static_cast<std::uint32_t>(k >> 32)) & static_cast<std::uint32_t>(slots - 1));
-}
+/// The 32-bit hash of a line (or key) that both the slot and the proposal filter take their bits from.
+CALM_HD inline std::uint32_t hot_key_mix(index_t k) { return full_cycle_sequence(static_cast<std::uint32_t>(k) ^ static_cast<std::uint32_t>(k >> 32)); }
+
+CALM_HD inline int hot_key_hash(index_t k, int slots) { return static_cast<int>(hot_key_mix(k) & static_cast<std::uint32_t>(slots - 1)); }
 
 /// A line's bit in the proposal filter: the hash's top bits (its low bits pick the line's slot).
-CALM_HD inline int hot_key_filter_bit(index_t line) {
-  return static_cast<int>(full_cycle_sequence(static_cast<std::uint32_t>(line) ^ static_cast<std::uint32_t>(line >> 32)) >> 22);
-}
+CALM_HD inline int hot_key_filter_bit(index_t line) { return static_cast<int>(hot_key_mix(line) >> 22); }
 static_assert(hot_key_filter_bits == 1 << 10, "hot_key_filter_bit takes 10 bits");
 
 /// log2 of a power of two.
