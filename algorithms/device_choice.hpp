@@ -9,6 +9,7 @@
 #include "../core/launch.hpp"
 #include "choose.hpp"
 #include "collision_stats.hpp"
+#include "merge_probe.hpp"
 #include "workspace.hpp"
 
 namespace calm {
@@ -54,13 +55,17 @@ struct chosen_program {
 };
 
 /// A direct scatter program whose warp strategy is a peer_reduce_if (`strategy`), run if the strategy
-/// at `decided` is naive or peer_reduce (merging in the second case), and else ended at once. Both
-/// direct scatters in one launch: on an H100 each launch behind the choice that is not chosen costs
-/// 1.2 to 1.4 us (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md).
-template <class Program>
+/// at `decided` is naive or peer_reduce, and else ended at once. Both direct scatters in one launch:
+/// on an H100 each launch behind the choice that is not chosen costs 1.2 to 1.4 us
+/// (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md). Probe: where the choice is
+/// peer_reduce, a block merges only where `rule` says its probe finds keys repeated on table lines
+/// (line_probe_bytes of block-local memory). A kernel of its own: compiled in, the probe cost the
+/// kernel without it 2-4 registers on sm_90 (30 to 34: 3 blocks of 512 threads an SM instead of 4).
+template <class Program, bool Probe = false>
 struct chosen_merge_program {
   strategy const* decided;
   Program program;
+  line_merge_rule rule;
   static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
 
   template <class Block>
@@ -69,6 +74,7 @@ struct chosen_merge_program {
     if (s != strategy::naive && s != strategy::peer_reduce) return;
     Program p = program;
     p.strategy.merge = s == strategy::peer_reduce;
+    if constexpr (Probe) p.strategy.merge = p.strategy.merge && program.merges_under(blk, rule, table_line_entries);
     p(blk);
   }
 };

@@ -36,6 +36,12 @@ struct scatter_options {
   /// the device (no wait) and the call returns strategy::automatic; a device location given here then
   /// receives the strategy that ran (stream-ordered). Not written when the call returns another strategy.
   calm::strategy* chosen = nullptr;
+  /// Where automatic ends at peer_reduce with keys and values of at most 4 bytes (naive and peer_reduce
+  /// then share one launch), each block merges only where a probe of its first tile finds more than
+  /// this many repeats of a key on a table line per warp (merge_probe.hpp), and updates naively
+  /// elsewhere. 0 (the default): every block merges. On an H100, about 10 is predicted to pick the
+  /// faster of the two per block; not yet measured (perf/results/cuda-h100-2026-11-25-line-probe.md).
+  float min_line_repeats = 0.0f;
 };
 
 namespace detail {
@@ -101,7 +107,7 @@ constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_ca
 /// halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
-                   index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
+                   index_t bins, KeyMap const& key_map, bool counting, line_merge_rule rule, Exec const& ex) {
   auto const has = [reach](strategy s) { return reaches(reach, s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
     ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program));
@@ -117,7 +123,11 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     if constexpr (one_direct_launch) {
       if (has(strategy::naive) && has(strategy::peer_reduce)) {
         auto const program = make(peer_reduce_if{});
-        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program});
+        using program_t = std::decay_t<decltype(program)>;
+        if (rule.min_line_repeats > 0.0f)
+          ex.for_each_resident_block(blocks, direct_threads, line_probe_bytes, chosen_merge_program<program_t, true>{decided, program, rule});
+        else
+          ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<program_t>{decided, program, rule});
         return;
       }
     }
@@ -208,6 +218,8 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   check_scatter_arguments(who, n, keys, values, table, bins);
   int const si = static_cast<int>(opt.strategy);
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
+  require(opt.min_line_repeats >= 0.0f, errc::invalid_argument,  // NaN fails too
+          [&] { return std::string(who) + ": min_line_repeats = " + std::to_string(opt.min_line_repeats) + " must be 0 or more"; });
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
@@ -237,11 +249,13 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
         auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
         launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
                       choice_program{&meet->sum, walk, decided, opt.chosen});
-        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, overlapping(e));
+        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, line_merge_rule{opt.min_line_repeats},
+                      overlapping(e));
       };
       auto const make_key = [&] {
         launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
         key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
+        key.add(opt.min_line_repeats);
         for (int i = 0; i < walk.size; ++i)
           key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
         return key;

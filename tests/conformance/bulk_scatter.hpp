@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <map>
 
 #include "../support/scatter_reference.hpp"
 
@@ -76,7 +77,118 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   CHECK(skipped.download()[0] == (n > 0 && bins > 0 ? outside : 0u));
 }
 
+/// Each block's probe_line_repeats and the first chunk it probed, written to out[block] and base[block].
+template <int Vec>
+struct line_probe_program {
+  std::uint32_t const* keys;
+  index_t n;
+  index_t line_entries;
+  float* out;
+  index_t* base;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    float const r = calm::detail::probe_line_repeats<Vec>(blk, keys, n, calm::detail::identity_key{}, line_entries, blk.template scratch<unsigned char>());
+    index_t const first = calm::detail::first_tile_chunk(blk, n / Vec);
+    index_t const b = blk.index();
+    blk.for_each_warp([&](auto const& w, auto t) {
+      calm::when(w, t == 0, [&](auto const& l) {
+        auto const at = calm::map([b](int) { return b; }, t);
+        calm::store(l, out, at, r);
+        calm::store(l, base, at, first);
+      });
+    });
+  }
+};
+
+/// probe_line_repeats from the host: over the warps of `threads` threads (W each, the last ragged) of
+/// the tile whose first chunk is `base`, thread t probing key (base + t) Vec where that chunk exists:
+/// per warp and table line, the most threads on one key less one, summed, over the warps with a key.
+inline float line_repeats_reference(std::vector<std::uint32_t> const& keys, int vec, index_t base, int threads, int w, index_t line_entries) {
+  index_t const chunks = static_cast<index_t>(keys.size()) / vec;
+  if (base < 0) return -1.0f;
+  std::uint64_t repeats = 0, warps = 0;
+  for (int first = 0; first < threads; first += w) {
+    std::map<index_t, std::map<std::uint32_t, int>> lines;  // line -> key -> threads
+    for (int t = first; t < std::min(threads, first + w); ++t)
+      if (base + t < chunks) {
+        std::uint32_t const k = keys[static_cast<std::size_t>((base + t) * vec)];
+        ++lines[static_cast<index_t>(k) / line_entries][k];
+      }
+    if (lines.empty()) continue;
+    ++warps;
+    for (auto const& [line, counts] : lines) {
+      int most = 0;
+      for (auto const& kc : counts) most = std::max(most, kc.second);
+      repeats += static_cast<std::uint64_t>(most - 1);
+    }
+  }
+  return warps > 0 ? static_cast<float>(repeats) / static_cast<float>(warps) : -1.0f;
+}
+
+template <int Vec>
+void check_line_probe(keys_kind kind, index_t n, int threads, index_t line_entries) {
+  auto g = rng(6007 + static_cast<int>(kind) * 31 + n + threads + Vec);
+  index_t const bins = kind == keys_kind::one ? 1 : 70001;
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, false);
+  buffer<std::uint32_t> dk(keys);
+  index_t const blocks = 5;
+  buffer<float> out(std::vector<float>(blocks, -7.0f));
+  buffer<index_t> base(std::vector<index_t>(blocks, -7));
+  exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes, line_probe_program<Vec>{dk.data(), n, line_entries, out.data(), base.data()});
+  synchronize();
+  auto const r = out.download();
+  auto const b = base.download();
+  index_t const chunks = n / Vec, tile = static_cast<index_t>(threads) * calm::detail::loads_in_flight;
+  for (index_t i = 0; i < blocks; ++i) {
+    INFO(to_string(kind) << ", n " << n << ", threads " << threads << ", Vec " << Vec << ", line " << line_entries << ", block " << i << ", first chunk " << b[i]);
+    CHECK((b[i] == -1 || (b[i] >= 0 && b[i] < chunks && b[i] % tile == 0)));
+    CHECK(r[i] == line_repeats_reference(keys, Vec, b[i], threads, warp_size(), line_entries));
+  }
+}
+
 }  // namespace calm_test
+
+TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, against the host's count", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  int const threads = GENERATE(32, 100, 512);
+  CAPTURE(name, warp_size());
+  check_line_probe<1>(kind, n, threads, 32);
+  check_line_probe<4>(kind, n, threads, 32);
+  check_line_probe<4>(kind, n, threads, 1);  // one key a line: the warp's largest groups less one
+}
+
+TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the line rule says, the table is right either way", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  float const min_repeats = GENERATE(0.0f, 0.5f, 10.0f, 1e9f);
+  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  auto g = rng(4243 + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 4099;
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> dv(vals);
+  exec const ex{};
+  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
+    INFO("decided " << calm::to_string(s));
+    buffer<float> table(init);
+    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+    auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n,
+                                                                                       table.data(), bins, calm::detail::identity_key{}, calm::peer_reduce_if{});
+    using program_t = std::decay_t<decltype(program)>;
+    ex.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks), calm::detail::direct_threads,
+                               calm::detail::line_probe_bytes,
+                               calm::detail::chosen_merge_program<program_t, true>{decided.data(), program, calm::line_merge_rule{min_repeats}});
+    synchronize();
+    if (s == calm::strategy::privatize) require_equal(table.download(), init, "a launch whose strategy was not chosen");
+    else verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "shared naive/peer_reduce launch");
+  }
+}
 
 TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
   using namespace calm_test;
@@ -146,6 +258,11 @@ TEST_CASE("bulk calls: bad input throws before launching and leaves the table as
   REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), 16, static_cast<calm::strategy>(99)), calm::error);
   index_t const huge = calm::privatize_capacity<float>(exec{}) + 1;
   REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), huge, calm::strategy::privatize), calm::error);
+  for (float bad : {-1.0f, std::nanf("")}) {
+    calm::scatter_options o;
+    o.min_line_repeats = bad;
+    REQUIRE_THROWS_AS(calm::scatter(calm::plus{}, dk.data(), v, 100, table.data(), 16, o, exec{}), calm::error);
+  }
   buffer<std::int32_t> hist(std::vector<std::int32_t>(16, 7));
   REQUIRE_THROWS_AS(calm::histogram_even(v, 100, hist.data(), 16, 1.0, 1.0, {}, exec{}), calm::error);
   REQUIRE_THROWS_AS(calm::histogram_even(v, 100, hist.data(), 0, 0.0, 1.0, {}, exec{}), calm::error);
@@ -245,7 +362,7 @@ static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
 /// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
 /// sample, so the same statistics), and the table against the sequential reference.
 template <class Op, class T>
-void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted) {
+void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = 0.0f) {
   auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
   auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
@@ -255,11 +372,12 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
   calm::scatter_options opt;
   opt.chosen = chosen.data();
+  opt.min_line_repeats = min_line_repeats;
   exec const ex{};
   calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
   calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
   calm::strategy const want = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
-  INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ": the host walks to " << calm::to_string(leaf)
+  INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ", min_line_repeats " << min_line_repeats << ": the host walks to " << calm::to_string(leaf)
                        << ", which runs as " << calm::to_string(want));
   calm::strategy ran;
   if (weighted)
@@ -287,6 +405,7 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   calm::tree_view const tree = calm::view_of(every_group_tree);
   check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);  // peer_reduce's blocks merge by their probe
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);

@@ -1,0 +1,91 @@
+// calm/algorithms/merge_probe.hpp: whether a block of a direct scatter merges its warps' equal keys before the device
+// atomics, from a probe of its first tile (calm's own, beside 002's peer_reduce): repeats of a key on a table line.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "../core/exec.hpp"
+#include "../core/ops.hpp"
+#include "../core/scope.hpp"
+#include "block_stream.hpp"
+#include "key_map.hpp"
+
+namespace calm {
+namespace detail {
+
+/// The first chunk of this block's first tile (the tile stream_items_with_state starts with), -1
+/// where the block has no full chunk. Every thread gets the same answer. (adaptive_merge's probe keeps
+/// its own copy of this and of probed_key: through these functions its kernels under a 64-register
+/// cap spilled on sm_90.)
+template <class Block>
+CALM_HD index_t first_tile_chunk(Block const& blk, index_t chunks) {
+  index_t const tile_chunks = blk.threads() * loads_in_flight;
+  index_t first = -1;
+  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+    if (first < 0) first = tile;
+  });
+  return first < 0 ? -1 : first * tile_chunks;
+}
+
+/// Thread t's probed key: the first item of its chunk base + t, as the warp's first update of the
+/// tile sees it (lanes Vec items apart), and whether it has one (`none` where its chunk lies past the last).
+template <int Vec, class Warp, class T, class K, class KeyMap>
+CALM_HD auto probed_key(Warp const& w, T const& t, index_t base, index_t chunks, K const* keys, KeyMap const& key_map, index_t none) {
+  auto const c = map([base](int tt) { return base + tt; }, t);
+  auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
+  return std::make_pair(valid, select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none));
+}
+
+/// Block-local bytes of probe_line_repeats.
+constexpr std::size_t line_probe_bytes = 2 * sizeof(std::uint32_t);
+
+/// What a warp's device atomics serialize beyond one per table line, averaged over the warps of this
+/// block's first tile (one key per thread, as probed_key): for each line of line_entries entries that
+/// the warp's keys fall on, the most lanes that hold one key there, less one. A warp's atomics on one
+/// line are served together, but lanes on one key wait for each other; peer_reduce turns each line's
+/// cost into one step and costs a match of its own. Keys 0..31 in lanes 0..31: 0 (one key per lane);
+/// runs of 8 equal keys, one line each: 16 lines of two lanes each: 16; one key throughout: 31.
+/// Negative where the block has no full chunk. Every thread gets the same answer. Uses `scratch`
+/// (line_probe_bytes of block-local memory), free again when it returns.
+template <int Vec, class Block, class K, class KeyMap>
+CALM_HD float probe_line_repeats(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, index_t line_entries, unsigned char* scratch) {
+  index_t const chunks = n / Vec;
+  index_t const base = first_tile_chunk(blk, chunks);
+  if (base < 0) return -1.0f;
+  std::uint32_t* const sums = reinterpret_cast<std::uint32_t*>(scratch);  // repeats, probed warps
+  blk.for_each_warp([&](auto const& w, auto t) {
+    when(w, t < 2, [&](auto const& l) { store(l, sums, t, 0u); });
+  });
+  blk.sync();
+  blk.for_each_warp([&](auto const& w, auto t) {
+    auto const probed = probed_key<Vec>(w, t, base, chunks, keys, key_map, index_t(-1));
+    auto const& key = probed.second;  // not a structured binding: C++17 lambdas cannot capture those
+    when(w, probed.first, [&](auto const& v) {
+      auto const group = map([](auto c) { return static_cast<int>(c); }, popc(v, match_any(v, key)));
+      auto const line = match_any(v, map([line_entries](index_t k) { return k / line_entries; }, key));
+      auto const most = reduce_peers(v, max{}, line, group);  // the line's lowest lane holds its most
+      auto const first = (line & lanes_lt(v)) == decltype(line)(0);
+      when(v, first, [&](auto const& f) {
+        atomic_update(f, plus{}, scope::block_local{}, sums, map([](int m) { return static_cast<std::uint32_t>(m - 1); }, most));
+      });
+      when(v, elect_leader(v), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, sums + 1, 1u); });
+    });
+  });
+  blk.sync();
+  float const r = sums[1] > 0u ? static_cast<float>(sums[0]) / static_cast<float>(sums[1]) : -1.0f;
+  blk.sync();  // every thread has read the sums before the scratch is reused
+  return r;
+}
+
+}  // namespace detail
+
+/// How a direct scatter's blocks choose between naive and peer_reduce when automatic picks peer_reduce
+/// (calm's own): a block merges where its probe (detail::probe_line_repeats) finds more than
+/// `min_line_repeats` repeats per warp; 0 merges in every block, as strategy::peer_reduce does.
+/// The bulk calls take it from scatter_options::min_line_repeats (default 0: no probe).
+struct line_merge_rule {
+  float min_line_repeats = 0.0f;
+};
+
+}  // namespace calm
