@@ -13,6 +13,8 @@
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
+//   CALM_BULK_LINES=8,10  adds the cases automatic_lines8, automatic_lines10: automatic with
+//                         scatter_options::min_line_repeats 8, 10 (eval_tree.py --automatic automatic_lines10)
 // The cases of one input (every strategy, automatic, the vendor's histogram) are timed round-robin in
 // one pass (round_robin): each reports the median of its timed calls as one iteration. --benchmark_filter picks the
 // cases that take part.
@@ -26,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <tuple>
 
 namespace calm_bench {
@@ -160,15 +163,18 @@ struct timed_case {
 
 /// The case of strategy s (forced, or automatic), `graphs` false: automatic without the graph a CUDA
 /// exec records for calls repeated with the same arguments (every call launches its kernels one by one).
+/// `min_line_repeats`: scatter_options::min_line_repeats of every call (0: the default, no probe).
 template <class T>
-timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs) {
+timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs, float min_line_repeats = 0.0f) {
   timed_case c{std::move(name)};
   auto table = std::make_shared<backend::device_buffer<T>>(in.bins);
   table->fill_bytes(0);
   calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
+  calm::scatter_options base;
+  base.min_line_repeats = min_line_repeats;
   try {
     backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
-    calm::scatter_options opt;
+    calm::scatter_options opt = base;
     opt.chosen = chosen.data();
     c.ran = bulk_call(in, s, table->data(), opt, ex);  // the strategy automatic picks
     if (c.ran == calm::strategy::automatic) c.ran = chosen.download()[0];  // chosen on the device
@@ -176,8 +182,22 @@ timed_case strategy_case(input const& in, std::string name, calm::strategy s, bo
   } catch (calm::error const& e) {
     c.error = e.what();
   }
-  c.call = [in, s, table, ex] { bulk_call(in, s, table->data(), {}, ex); };
+  c.call = [in, s, table, ex, base] { bulk_call(in, s, table->data(), base, ex); };
   return c;
+}
+
+/// The thresholds of the "automatic_lines<M>" cases: automatic with scatter_options::min_line_repeats
+/// = M, from CALM_BULK_LINES (a comma-separated list, e.g. "8,10,12"; unset: no such case).
+std::vector<std::string> const& line_rule_cases() {
+  static std::vector<std::string> const names = [] {
+    std::vector<std::string> v;
+    char const* e = std::getenv("CALM_BULK_LINES");
+    std::stringstream list(e ? e : "");
+    for (std::string m; std::getline(list, m, ',');)
+      if (!m.empty()) v.push_back("automatic_lines" + m);
+    return v;
+  }();
+  return names;
 }
 
 #if defined(CALM_BENCH_VENDOR)
@@ -216,6 +236,7 @@ std::vector<std::string> case_names(input const& in) {
   std::vector<std::string> names;
   for (int s = 0; s < calm::strategy_count; ++s) names.push_back(calm::to_string(static_cast<calm::strategy>(s)));
   if (calm::detail::records_launches<calm::default_exec>::value) names.push_back("automatic_launches");
+  for (auto const& name : line_rule_cases()) names.push_back(name);
 #if defined(CALM_BENCH_VENDOR)
   if (in.workload == "hist_u32" && in.bins <= (1u << 20)) names.push_back(CALM_BENCH_VENDOR);
 #else
@@ -247,6 +268,9 @@ timed_case make_case(input const& in, std::string const& name) {
   if (is_vendor(name)) return vendor_timed_case(in);
 #endif
   if (name == "automatic_launches") return strategy_case<T>(in, name, calm::strategy::automatic, false);
+  std::string const lines = "automatic_lines";
+  if (name.compare(0, lines.size(), lines) == 0)
+    return strategy_case<T>(in, name, calm::strategy::automatic, true, std::stof(name.substr(lines.size())));
   return strategy_case<T>(in, name, calm::strategy_from_string(name), true);
 }
 
