@@ -83,9 +83,22 @@ CALM_HD float probe_line_repeats(Block const& blk, K const* keys, index_t n, Key
 /// How a direct scatter's blocks choose between naive and peer_reduce when automatic picks peer_reduce
 /// (calm's own): a block merges where its probe (detail::probe_line_repeats) finds more than
 /// `min_line_repeats` repeats per warp; 0 merges in every block, as strategy::peer_reduce does.
-/// The bulk calls take it from scatter_options::min_line_repeats (default 0: no probe).
+/// The bulk calls take it from scatter_options::min_line_repeats (negative, the default: resolved()).
 struct line_merge_rule {
   float min_line_repeats = 0.0f;
+
+  /// The default on a GPU, measured on an H100 (perf/results/cuda-h100-2026-11-25-line-rule.md): runs
+  /// of 1 to 8 keys (8.65 repeats) ran 7-8% faster naive, and every clustered training input the tree
+  /// sends to peer_reduce (runs of 8 and more, COO rows: 12 repeats and more) kept merging; at 12, COO
+  /// rows into 1.5M bins began to run naive (1.6x slower), at 14 sorted keys into 300,000 bins (2.8x).
+  static constexpr float gpu_min_line_repeats = 10.0f;
+  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`: a negative option
+  /// is the family's default (gpu_min_line_repeats on a GPU; 0 on the host, where the launch is unchanged:
+  /// not measured there).
+  static line_merge_rule resolved(float option, device_family family) {
+    if (option >= 0.0f) return {option};
+    return {family == device_family::host ? 0.0f : gpu_min_line_repeats};
+  }
 };
 
 }  // namespace calm

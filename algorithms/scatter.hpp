@@ -39,9 +39,9 @@ struct scatter_options {
   /// Where automatic ends at peer_reduce with keys and values of at most 4 bytes (naive and peer_reduce
   /// then share one launch), each block merges only where a probe of its first tile finds more than
   /// this many repeats of a key on a table line per warp (merge_probe.hpp), and updates naively
-  /// elsewhere. 0 (the default): every block merges. On an H100, about 10 is predicted to pick the
-  /// faster of the two per block; not yet measured (perf/results/cuda-h100-2026-11-25-line-probe.md).
-  float min_line_repeats = 0.0f;
+  /// elsewhere. 0: every block merges. Negative (the default): the exec's, line_merge_rule::resolved
+  /// (10 on a GPU, measured on an H100; 0 on the host). NaN is rejected.
+  float min_line_repeats = -1.0f;
 };
 
 namespace detail {
@@ -218,8 +218,9 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   check_scatter_arguments(who, n, keys, values, table, bins);
   int const si = static_cast<int>(opt.strategy);
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
-  require(opt.min_line_repeats >= 0.0f, errc::invalid_argument,  // NaN fails too
-          [&] { return std::string(who) + ": min_line_repeats = " + std::to_string(opt.min_line_repeats) + " must be 0 or more"; });
+  require(opt.min_line_repeats == opt.min_line_repeats, errc::invalid_argument,  // NaN
+          [&] { return std::string(who) + ": min_line_repeats is NaN; give a number of repeats, or a negative value for the exec's default"; });
+  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family);
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
@@ -249,13 +250,13 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
         auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
         launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
                       choice_program{&meet->sum, walk, decided, opt.chosen});
-        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, line_merge_rule{opt.min_line_repeats},
+        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, rule,
                       overlapping(e));
       };
       auto const make_key = [&] {
         launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
         key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
-        key.add(opt.min_line_repeats);
+        key.add(rule.min_line_repeats);
         for (int i = 0; i < walk.size; ++i)
           key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
         return key;

@@ -13,8 +13,9 @@
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
 //   (unset)               bulk/demo/...     a few inputs, for the short host sweep
-//   CALM_BULK_LINES=8,10  adds the cases automatic_lines8, automatic_lines10: automatic with
-//                         scatter_options::min_line_repeats 8, 10 (eval_tree.py --automatic automatic_lines10)
+//   CALM_BULK_LINES=0,8   adds the cases automatic_lines0, automatic_lines8: automatic with
+//                         scatter_options::min_line_repeats 0 (every block of peer_reduce merges), 8
+//                         (eval_tree.py --automatic automatic_lines8)
 // The cases of one input (every strategy, automatic, the vendor's histogram) are timed round-robin in
 // one pass (round_robin): each reports the median of its timed calls as one iteration. --benchmark_filter picks the
 // cases that take part.
@@ -163,9 +164,9 @@ struct timed_case {
 
 /// The case of strategy s (forced, or automatic), `graphs` false: automatic without the graph a CUDA
 /// exec records for calls repeated with the same arguments (every call launches its kernels one by one).
-/// `min_line_repeats`: scatter_options::min_line_repeats of every call (0: the default, no probe).
+/// `min_line_repeats`: scatter_options::min_line_repeats of every call (negative: the exec's default).
 template <class T>
-timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs, float min_line_repeats = 0.0f) {
+timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs, float min_line_repeats = -1.0f) {
   timed_case c{std::move(name)};
   auto table = std::make_shared<backend::device_buffer<T>>(in.bins);
   table->fill_bytes(0);

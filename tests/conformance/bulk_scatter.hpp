@@ -160,6 +160,20 @@ TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, agains
   check_line_probe<4>(kind, n, threads, 1);  // one key a line: the warp's largest groups less one
 }
 
+TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU and 0 on the host", "[bulk]") {
+  using calm::device_family;
+  using calm::line_merge_rule;
+  CHECK(calm::scatter_options{}.min_line_repeats < 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::host).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-0.5f, device_family::amd_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::gpu_min_line_repeats == 10.0f);
+  for (auto f : {device_family::host, device_family::nvidia_gpu, device_family::amd_gpu}) {
+    CHECK(line_merge_rule::resolved(0.0f, f).min_line_repeats == 0.0f);
+    CHECK(line_merge_rule::resolved(3.5f, f).min_line_repeats == 3.5f);
+  }
+}
+
 TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the line rule says, the table is right either way", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
@@ -258,9 +272,9 @@ TEST_CASE("bulk calls: bad input throws before launching and leaves the table as
   REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), 16, static_cast<calm::strategy>(99)), calm::error);
   index_t const huge = calm::privatize_capacity<float>(exec{}) + 1;
   REQUIRE_THROWS_AS(scatter(100, dk.data(), v, table.data(), huge, calm::strategy::privatize), calm::error);
-  for (float bad : {-1.0f, std::nanf("")}) {
+  {
     calm::scatter_options o;
-    o.min_line_repeats = bad;
+    o.min_line_repeats = std::nanf("");
     REQUIRE_THROWS_AS(calm::scatter(calm::plus{}, dk.data(), v, 100, table.data(), 16, o, exec{}), calm::error);
   }
   buffer<std::int32_t> hist(std::vector<std::int32_t>(16, 7));
@@ -362,7 +376,7 @@ static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
 /// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
 /// sample, so the same statistics), and the table against the sequential reference.
 template <class Op, class T>
-void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = 0.0f) {
+void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = -1.0f) {
   auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
   auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
@@ -405,7 +419,9 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   calm::tree_view const tree = calm::view_of(every_group_tree);
   check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);  // peer_reduce's blocks merge by their probe
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // peer_reduce's blocks merge by their probe
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
