@@ -88,7 +88,7 @@ struct line_merge_rule {
   float min_line_repeats = 0.0f;
 
   /// The default on a GPU, measured on an H100 (perf/results/cuda-h100-2026-11-25-line-rule.md): runs
-  /// of 1 to 8 keys (8.65 repeats) ran 7-8% faster naive, and every clustered training input the tree
+  /// of 1 to 8 keys (8.65 repeats) ran 6-8% faster naive, and every clustered training input the tree
   /// sends to peer_reduce (runs of 8 and more, COO rows: 12 repeats and more) kept merging; at 12, COO
   /// rows into 1.5M bins began to run naive (1.6x slower), at 14 sorted keys into 300,000 bins (2.8x).
   static constexpr float gpu_min_line_repeats = 10.0f;
