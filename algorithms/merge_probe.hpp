@@ -96,7 +96,7 @@ struct line_merge_rule {
   /// is the family's default (gpu_min_line_repeats on a GPU; 0 on the host, where the launch is unchanged:
   /// not measured there).
   static line_merge_rule resolved(float option, device_family family) {
-    if (option >= 0.0f) return {option};
+    if (option >= 0.0f) return {option + 0.0f};  // -0 as 0
     return {family == device_family::host ? 0.0f : gpu_min_line_repeats};
   }
 };

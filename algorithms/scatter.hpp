@@ -39,8 +39,9 @@ struct scatter_options {
   /// Where automatic ends at peer_reduce with keys and values of at most 4 bytes (naive and peer_reduce
   /// then share one launch), each block merges only where a probe of its first tile finds more than
   /// this many repeats of a key on a table line per warp (merge_probe.hpp), and updates naively
-  /// elsewhere. 0: every block merges. Negative (the default): the exec's, line_merge_rule::resolved
-  /// (10 on a GPU, measured on an H100; 0 on the host). NaN is rejected.
+  /// elsewhere. 0: every block merges; infinity: none does. Negative (the default): the exec's,
+  /// line_merge_rule::resolved (10 on a GPU, measured on an H100 with 32-lane warps, not yet on AMD
+  /// GPUs; 0 on the host). NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
 };
 

@@ -194,8 +194,14 @@ std::vector<std::string> const& line_rule_cases() {
     std::vector<std::string> v;
     char const* e = std::getenv("CALM_BULK_LINES");
     std::stringstream list(e ? e : "");
-    for (std::string m; std::getline(list, m, ',');)
-      if (!m.empty()) v.push_back("automatic_lines" + m);
+    for (std::string m; std::getline(list, m, ',');) {
+      if (m.empty()) continue;
+      char* end = nullptr;
+      float const x = std::strtof(m.c_str(), &end);
+      if (end != m.c_str() + m.size() || !(x >= 0.0f))
+        throw calm::error(calm::errc::invalid_argument, "bulk sweep: CALM_BULK_LINES wants numbers of repeats, 0 or more, separated by commas; got \"" + m + "\"");
+      v.push_back("automatic_lines" + m);
+    }
     return v;
   }();
   return names;
@@ -448,11 +454,11 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{});
     if (tag == 2 || tag == 3 || tag == 7)
       d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr});
-    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule{}, e);
+    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule{}, d::overlapping(e));
-    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule{}, e);
-    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule{}, e);
+    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
+    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
   };
   auto const make_key = [&] {
     calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();

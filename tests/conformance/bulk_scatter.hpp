@@ -171,6 +171,8 @@ TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU
   for (auto f : {device_family::host, device_family::nvidia_gpu, device_family::amd_gpu}) {
     CHECK(line_merge_rule::resolved(0.0f, f).min_line_repeats == 0.0f);
     CHECK(line_merge_rule::resolved(3.5f, f).min_line_repeats == 3.5f);
+    CHECK(!std::signbit(line_merge_rule::resolved(-0.0f, f).min_line_repeats));  // -0 is 0, not the default
+    CHECK(line_merge_rule::resolved(-0.0f, f).min_line_repeats == 0.0f);
   }
 }
 
