@@ -445,6 +445,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
                   : part == "best"          ? 5
                   : part == "full_overlap"  ? 7
                                             : 6;  // sample_meet
+  calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family);  // automatic's default
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
@@ -454,11 +455,11 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{});
     if (tag == 2 || tag == 3 || tag == 7)
       d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr});
-    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
+    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
-      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule{}, d::overlapping(e));
-    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
-    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family), e);
+      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, d::overlapping(e));
+    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
+    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
   };
   auto const make_key = [&] {
     calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();
