@@ -10,6 +10,7 @@
 #include "choose.hpp"
 #include "collision_stats.hpp"
 #include "merge_probe.hpp"
+#include "peer_reduce.hpp"
 #include "workspace.hpp"
 
 namespace calm {
@@ -76,6 +77,32 @@ struct chosen_merge_program {
     p.strategy.merge = s == strategy::peer_reduce;
     if constexpr (Probe) p.strategy.merge = p.strategy.merge && program.merges_under(blk, rule, table_line_entries);
     p(blk);
+  }
+};
+
+/// One of two launches of a direct scatter behind the choice, where the choice may end at naive or
+/// peer_reduce and `rule` probes (for 8-byte values, which do not share one launch: see launch_chosen):
+/// `program` merges (its Strategy is peer_reduce) or not (naive). Where the choice is naive only the
+/// naive launch works; where it is peer_reduce each block probes its first tile in both launches
+/// and works in the one that matches merges_under. Both launches must have one grid and block shape,
+/// so that a block probes the same tile in each and every tile is scattered once.
+template <class Program>
+struct chosen_split_program {
+  strategy const* decided;
+  Program program;
+  line_merge_rule rule;
+  index_t line_entries;
+  static constexpr bool merges = std::is_same<std::decay_t<decltype(std::declval<Program>().strategy)>, peer_reduce>::value;
+  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    strategy const s = *decided;
+    if (s == strategy::naive) {
+      if constexpr (!merges) program(blk);
+      return;
+    }
+    if (s == strategy::peer_reduce && program.merges_under(blk, rule, line_entries) == merges) program(blk);
   }
 };
 

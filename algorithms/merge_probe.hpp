@@ -2,6 +2,7 @@
 // atomics, from a probe of its first tile (calm's own, beside 002's peer_reduce): repeats of a key on a table line.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -92,12 +93,15 @@ struct line_merge_rule {
   /// sends to peer_reduce (runs of 8 and more, COO rows: 12 repeats and more) kept merging; at 12, COO
   /// rows into 1.5M bins began to run naive (1.6x slower), at 14 sorted keys into 300,000 bins (2.8x).
   static constexpr float gpu_min_line_repeats = 10.0f;
-  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`: a negative option
-  /// is the family's default (gpu_min_line_repeats on a GPU; 0 on the host, where the launch is unchanged:
-  /// not measured there).
-  static line_merge_rule resolved(float option, device_family family) {
+  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`, for keys and
+  /// values whose wider is `widest_bytes`: a negative option is the default, gpu_min_line_repeats on a
+  /// GPU where both are at most 4 bytes, else 0. 0 on the host: not measured there. 0 for 8-byte
+  /// keys or values: measured on an H100 (cuda-h100-2026-11-25-line-rule-f64.md), 10 took scatter_f64
+  /// runs_short into 300,000 bins from 0.894 to 0.951 of the best, but into 5,000,000 bins (a 40 MB
+  /// table, where merging pays) from 0.967 to 0.870.
+  static line_merge_rule resolved(float option, device_family family, std::size_t widest_bytes = 4) {
     if (option >= 0.0f) return {option + 0.0f};  // -0 as 0
-    return {family == device_family::host ? 0.0f : gpu_min_line_repeats};
+    return {family == device_family::host || widest_bytes > 4 ? 0.0f : gpu_min_line_repeats};
   }
 };
 

@@ -2,6 +2,7 @@
 // over whole arrays, every strategy forcible by name, strategy::automatic by the fitted tree (000 §3.3).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -36,12 +37,12 @@ struct scatter_options {
   /// the device (no wait) and the call returns strategy::automatic; a device location given here then
   /// receives the strategy that ran (stream-ordered). Not written when the call returns another strategy.
   calm::strategy* chosen = nullptr;
-  /// Where automatic ends at peer_reduce with keys and values of at most 4 bytes (naive and peer_reduce
-  /// then share one launch), each block merges only where a probe of its first tile finds more than
-  /// this many repeats of a key on a table line per warp (merge_probe.hpp), and updates naively
-  /// elsewhere. 0: every block merges; infinity: none does. Negative (the default): the exec's,
-  /// line_merge_rule::resolved (10 on a GPU, measured on an H100 with 32-lane warps, not yet on AMD
-  /// GPUs; 0 on the host). NaN is rejected. histogram_even and count_duplicates use the default.
+  /// Where automatic ends at peer_reduce, each block merges only where a probe of its first tile finds
+  /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp), and
+  /// updates naively elsewhere. 0: every block merges; infinity: none does. Negative (the default):
+  /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
+  /// H100 with 32-lane warps, not yet on AMD GPUs), 0 for 8-byte keys or values and on the host.
+  /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
 };
 
@@ -118,17 +119,30 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // at most 4 bytes: with 8-byte values the program with both merges spilled on sm_90 (208 bytes of
   // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
-  // against 37, 4 blocks an SM against 3).
+  // against 37, 4 blocks an SM against 3). With 8-byte keys or values under a line rule (not the
+  // default: resolved) the two launches split the blocks by their probe (chosen_split_program, over
+  // 128-byte lines): both on the larger of their resident grids, so each block probes one tile in both.
   constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
   auto const direct = [&](index_t blocks, auto const& make) {
-    if constexpr (one_direct_launch) {
-      if (has(strategy::naive) && has(strategy::peer_reduce)) {
+    if (has(strategy::naive) && has(strategy::peer_reduce)) {
+      if constexpr (one_direct_launch) {
         auto const program = make(peer_reduce_if{});
         using program_t = std::decay_t<decltype(program)>;
         if (rule.min_line_repeats > 0.0f)
           ex.for_each_resident_block(blocks, direct_threads, line_probe_bytes, chosen_merge_program<program_t, true>{decided, program, rule});
         else
           ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<program_t>{decided, program, rule});
+        return;
+      } else if (rule.min_line_repeats > 0.0f) {
+        index_t const entries = std::max<index_t>(1, table_line_entries * 4 / static_cast<index_t>(sizeof(T)));
+        auto const plain = make(naive{});
+        auto const merged = make(peer_reduce{});
+        chosen_split_program<std::decay_t<decltype(plain)>> const a{decided, plain, rule, entries};
+        chosen_split_program<std::decay_t<decltype(merged)>> const b{decided, merged, rule, entries};
+        int threads = direct_threads;
+        index_t const grid = std::max(ex.resident_blocks(blocks, threads, line_probe_bytes, a), ex.resident_blocks(blocks, threads, line_probe_bytes, b));
+        ex.for_each_block(grid, threads, line_probe_bytes, a);
+        ex.for_each_block(grid, threads, line_probe_bytes, b);
         return;
       }
     }
@@ -221,7 +235,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
   require(opt.min_line_repeats == opt.min_line_repeats, errc::invalid_argument,  // NaN
           [&] { return std::string(who) + ": min_line_repeats is NaN; give a number of repeats, or a negative value for the exec's default"; });
-  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family);
+  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, std::max(sizeof(K), sizeof(T)));
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +

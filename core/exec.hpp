@@ -24,6 +24,10 @@ namespace calm {
 //                                   threads (fewer where the program's registers demand it): block
 //                                   programs that loop over tiles (blk.for_each_tile) and read
 //                                   blk.threads() and blk.count()
+//   e.resident_blocks(max_blocks, threads, scratch_bytes, body)
+//                                   the blocks for_each_resident_block launches for body at this shape,
+//                                   lowering `threads` (an int lvalue) as it would: so that two programs
+//                                   can be launched on one grid with for_each_block
 //   e.resident_blocks_hint()        an estimate of that number before any launch (for planning)
 //   e.synchronize()                 wait for the work launched before (host: nothing to wait for)
 //   e.allocate(bytes), e.release(p) device memory for a bulk call's workspace (stream-ordered on a GPU)

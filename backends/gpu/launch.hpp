@@ -181,13 +181,11 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
   Runtime::check_launch("for_each_block launch");
 }
 
-/// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
-/// kernel at this shape), at most max_blocks and at least 1: for block programs that loop over tiles.
-/// threads is an upper bound: a program whose registers allow fewer per block gets fewer (it reads
-/// blk.threads()).
+/// The blocks for_each_resident_block launches for Body at this shape: multiprocessors times the
+/// occupancy of its kernel, at most max_blocks and at least 1. Lowers `threads` where the program's
+/// registers allow fewer per block.
 template <class Warp, class Runtime, class Body>
-void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream,
-                             bool overlap = false) {
+index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_bytes) {
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
           [&] { return "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
   std::size_t const limit = Runtime::max_block_shared_bytes();
@@ -198,7 +196,18 @@ void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratc
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
   int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
-  index_t const blocks = std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
+  return std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
+}
+
+/// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
+/// kernel at this shape), at most max_blocks and at least 1: for block programs that loop over tiles.
+/// threads is an upper bound: a program whose registers allow fewer per block gets fewer (it reads
+/// blk.threads()).
+template <class Warp, class Runtime, class Body>
+void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream,
+                             bool overlap = false) {
+  index_t const blocks = resident_blocks<Warp, Runtime, Body>(max_blocks, threads, scratch_bytes);  // may lower threads
+  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
   Runtime::launch(kernel, static_cast<unsigned>(blocks), static_cast<unsigned>(threads), scratch_bytes, stream, overlap, blocks, body);
   Runtime::check_launch("for_each_resident_block launch");
 }
@@ -231,6 +240,10 @@ struct exec {
   template <class Body>
   void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body) const {
     gpu::for_each_resident_block<Warp, Runtime>(max_blocks, threads, scratch_bytes, body, stream, overlap_launches);
+  }
+  template <class Body>
+  index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_bytes, Body const&) const {
+    return gpu::resident_blocks<Warp, Runtime, Body>(max_blocks, threads, scratch_bytes);
   }
   void synchronize() const { Runtime::synchronize(stream); }
   /// Device memory for a bulk call's workspace, ordered on the stream.

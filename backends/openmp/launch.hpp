@@ -142,7 +142,11 @@ struct exec {
   }
   template <class Body>
   void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body) const {
-    openmp::for_each_block<W>(std::max<index_t>(1, std::min<index_t>(max_blocks, host_threads())), threads, scratch_bytes, body);
+    openmp::for_each_block<W>(resident_blocks(max_blocks, threads, scratch_bytes, body), threads, scratch_bytes, body);
+  }
+  template <class Body>
+  index_t resident_blocks(index_t max_blocks, int const&, std::size_t, Body const&) const {
+    return std::max<index_t>(1, std::min<index_t>(max_blocks, host_threads()));
   }
   void synchronize() const {}
   /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory.

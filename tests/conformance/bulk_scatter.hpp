@@ -160,7 +160,7 @@ TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, agains
   check_line_probe<4>(kind, n, threads, 1);  // one key a line: the warp's largest groups less one
 }
 
-TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU and 0 on the host", "[bulk]") {
+TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys or values) and 0 on the host", "[bulk]") {
   using calm::device_family;
   using calm::line_merge_rule;
   CHECK(calm::scatter_options{}.min_line_repeats < 0.0f);
@@ -168,6 +168,10 @@ TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU
   CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::resolved(-0.5f, device_family::amd_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::gpu_min_line_repeats == 10.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 8).min_line_repeats == 0.0f);  // 8-byte keys or values: off
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 8).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(3.5f, device_family::nvidia_gpu, 8).min_line_repeats == 3.5f);
   for (auto f : {device_family::host, device_family::nvidia_gpu, device_family::amd_gpu}) {
     CHECK(line_merge_rule::resolved(0.0f, f).min_line_repeats == 0.0f);
     CHECK(line_merge_rule::resolved(3.5f, f).min_line_repeats == 3.5f);
@@ -203,6 +207,33 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the l
     synchronize();
     if (s == calm::strategy::privatize) require_equal(table.download(), init, "a launch whose strategy was not chosen");
     else verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "shared naive/peer_reduce launch");
+  }
+}
+
+TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  float const min_repeats = GENERATE(0.5f, 4.0f, 10.0f, 1e9f);
+  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  auto g = rng(4271 + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 4099;
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<calm::plus, double>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<calm::plus, double>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<double> dv(vals);
+  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
+    INFO("decided " << calm::to_string(s));
+    buffer<double> table(init);
+    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+    if (n > 0)
+      calm::detail::launch_chosen(decided.data(), reach, calm::plus{}, dk.data(), static_cast<double const*>(dv.data()), nullptr, n, table.data(), bins,
+                                  calm::detail::identity_key{}, false, calm::line_merge_rule{min_repeats}, exec{});
+    synchronize();
+    if (s == calm::strategy::privatize) require_equal(table.download(), init, "launches whose strategy was not chosen");
+    else verify_scatter<calm::plus, double>(init, keys, vals, table.download(), "two naive/peer_reduce launches");
   }
 }
 
@@ -424,6 +455,8 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // peer_reduce's blocks merge by their probe
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);
+  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches that split the blocks by their probe
+  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 10.0f);
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
