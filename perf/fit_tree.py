@@ -303,6 +303,24 @@ def relabel(tree, inputs, keys, sampled=False):
             "right": relabel(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], child_sampled)}
 
 
+def regrow(tree, inputs, keys, at, max_depth, sampled=False, index=None):
+    """The tree with each leaf whose line in the model file (preorder index) is in `at` replaced by a
+    subtree grown, as fit() grows one, to max_depth below it from the training inputs that reach it;
+    every other node kept (the counts are those inputs')."""
+    index = [0] if index is None else index
+    i = index[0]
+    index[0] += 1
+    if "leaf" in tree:
+        return collapse(grow(inputs, keys, sampled, 0, max_depth, 3)) if i in at else dict(tree, n=len(keys))
+    if i in at:
+        sys.exit(f"fit_tree: node {i} is not a leaf")
+    f, thr = tree["feature"], tree["threshold"]
+    child_sampled = sampled or f in SAMPLED
+    return {"feature": f, "threshold": thr, "n": len(keys),
+            "left": regrow(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], at, max_depth, child_sampled, index),
+            "right": regrow(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], at, max_depth, child_sampled, index)}
+
+
 def predict(tree, features):
     """(strategy, whether the path sampled)."""
     sampled = False
@@ -432,6 +450,10 @@ def main():
     ap.add_argument("--relabel", action="store_true",
                     help="with --tree: keep its splits and pick each leaf's strategy again from the training files (after a "
                          "strategy's times were measured again; a split whose two sides then pick one strategy becomes a leaf); --out writes the result")
+    ap.add_argument("--grow", nargs="+", type=int, metavar="NODE",
+                    help="with --tree: keep it and replace each of these leaves (lines of the model file, from 0) by a subtree "
+                         "fitted to the training inputs that reach it (a split of its own where one pays); --out writes the result")
+    ap.add_argument("--grow-depth", type=int, default=1, help="the depth of each --grow subtree (1: one split)")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
@@ -457,9 +479,14 @@ def main():
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
     source = " + ".join(a.train)
     tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
+    if a.grow and (a.relabel or not a.tree):
+        sys.exit("fit_tree: --grow takes a --tree and no --relabel")
     if a.tree and a.relabel:
         tree = collapse(relabel(tree, inputs, keys))
         source = "the splits of " + a.tree + " with its leaves picked again from " + source
+    elif a.tree and a.grow:
+        tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth)
+        source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth} from " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
     if a.tree:
@@ -474,6 +501,9 @@ def main():
     for s in STRATEGIES:
         xs = [x for x in fixed[s] if x > 0]
         lines.append(f"| {s} | {geo(xs):.3f} | {min(fixed[s]):.3f} |")
+    xs = [inputs[k]["best"] / chosen_time(inputs, k, tree)[0] for k in keys]
+    lines.append(f"\nThe tree on its training inputs (speed over the best, sampling included): geo mean {geo(xs):.3f}, "
+                 f"min {min(xs):.3f}, {sum(x < 0.9 for x in xs)} below 0.9.")
     if a.heldout:
         path_us = a.heldout_path_us if a.heldout_path_us is not None else a.sampled_path_us
         held = complete_inputs(read_cases(a.heldout), us(a.sampling_us), us(path_us), features_from=a.features)
