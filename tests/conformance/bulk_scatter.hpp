@@ -147,6 +147,29 @@ void check_line_probe(keys_kind kind, index_t n, int threads, index_t line_entri
   }
 }
 
+/// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
+/// T values): decided naive or peer_reduce, the table against the sequential reference; decided
+/// privatize (which these launches do not hold), the table as it was.
+template <class T, class Launch>
+void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch) {
+  auto g = rng(seed + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 4099;
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<calm::plus, T>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<T> dv(vals);
+  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
+    INFO("decided " << calm::to_string(s));
+    buffer<T> table(init);
+    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+    launch(static_cast<calm::strategy const*>(decided.data()), static_cast<std::uint32_t const*>(dk.data()), static_cast<T const*>(dv.data()), table.data(), bins);
+    synchronize();
+    if (s == calm::strategy::privatize) require_equal(table.download(), init, (std::string(what) + ", whose strategy was not chosen").c_str());
+    else verify_scatter<calm::plus, T>(init, keys, vals, table.download(), what);
+  }
+}
+
 }  // namespace calm_test
 
 TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, against the host's count", "[bulk]") {
@@ -186,28 +209,15 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the l
   index_t const n = GENERATE(0, 3, 1001, 40003);
   float const min_repeats = GENERATE(0.0f, 0.5f, 10.0f, 1e9f);
   CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
-  auto g = rng(4243 + static_cast<int>(kind) * 7 + n);
-  index_t const bins = 4099;
-  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
-  auto vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
-  auto init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
-  buffer<std::uint32_t> dk(keys);
-  buffer<float> dv(vals);
-  exec const ex{};
-  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
-    INFO("decided " << calm::to_string(s));
-    buffer<float> table(init);
-    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
-    auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n,
-                                                                                       table.data(), bins, calm::detail::identity_key{}, calm::peer_reduce_if{});
+  check_chosen_direct<float>(kind, n, 4243, "shared naive/peer_reduce launch", [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals,
+                                                                                   float* table, index_t bins) {
+    auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, keys, vals, n, table, bins, calm::detail::identity_key{},
+                                                                                       calm::peer_reduce_if{});
     using program_t = std::decay_t<decltype(program)>;
-    ex.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks), calm::detail::direct_threads,
-                               calm::detail::line_probe_bytes,
-                               calm::detail::chosen_merge_program<program_t, true>{decided.data(), program, calm::line_merge_rule{min_repeats}});
-    synchronize();
-    if (s == calm::strategy::privatize) require_equal(table.download(), init, "a launch whose strategy was not chosen");
-    else verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "shared naive/peer_reduce launch");
-  }
+    exec{}.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks),
+                                   calm::detail::direct_threads, calm::detail::line_probe_bytes,
+                                   calm::detail::chosen_merge_program<program_t, true>{decided, program, calm::line_merge_rule{min_repeats}});
+  });
 }
 
 TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
@@ -216,25 +226,13 @@ TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks 
   index_t const n = GENERATE(0, 3, 1001, 40003);
   float const min_repeats = GENERATE(0.5f, 4.0f, 10.0f, 1e9f);
   CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
-  auto g = rng(4271 + static_cast<int>(kind) * 7 + n);
-  index_t const bins = 4099;
-  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
-  auto vals = random_operands<calm::plus, double>(static_cast<std::size_t>(n), g);
-  auto init = random_operands<calm::plus, double>(static_cast<std::size_t>(bins), g);
-  buffer<std::uint32_t> dk(keys);
-  buffer<double> dv(vals);
   unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
-  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
-    INFO("decided " << calm::to_string(s));
-    buffer<double> table(init);
-    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
-    if (n > 0)
-      calm::detail::launch_chosen(decided.data(), reach, calm::plus{}, dk.data(), static_cast<double const*>(dv.data()), nullptr, n, table.data(), bins,
-                                  calm::detail::identity_key{}, false, calm::line_merge_rule{min_repeats}, exec{});
-    synchronize();
-    if (s == calm::strategy::privatize) require_equal(table.download(), init, "launches whose strategy was not chosen");
-    else verify_scatter<calm::plus, double>(init, keys, vals, table.download(), "two naive/peer_reduce launches");
-  }
+  check_chosen_direct<double>(kind, n, 4271, "two naive/peer_reduce launches", [&](calm::strategy const* decided, std::uint32_t const* keys, double const* vals,
+                                                                                  double* table, index_t bins) {
+    if (n > 0)  // bulk calls launch nothing for n = 0
+      calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false,
+                                  calm::line_merge_rule{min_repeats}, exec{});
+  });
 }
 
 TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
