@@ -2,6 +2,7 @@
 // (000 §3.3) summed and the fitted tree walked by the sampling's last block, whose choice selects the strategy that runs.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -81,7 +82,7 @@ struct chosen_merge_program {
 };
 
 /// One of two launches of a direct scatter behind the choice, where the choice may end at naive or
-/// peer_reduce and `rule` probes (for 8-byte values, which do not share one launch: see launch_chosen):
+/// peer_reduce and `rule` probes (for 8-byte keys or values, which do not share one launch: launch_chosen):
 /// `program` merges (its Strategy is peer_reduce) or not (naive). Where the choice is naive only the
 /// naive launch works; where it is peer_reduce each block probes its first tile in both launches
 /// and works in the one that matches merges_under. Both launches must have one grid and block shape,
@@ -105,6 +106,22 @@ struct chosen_split_program {
     if (s == strategy::peer_reduce && program.merges_under(blk, rule, line_entries) == merges) program(blk);
   }
 };
+
+/// The two launches of chosen_split_program, for the naive program `plain` and the peer_reduce program
+/// `merged`, at most `threads` threads a block: one grid and block shape for both, which the split needs
+/// (a block probes the same tile in each), the larger of their resident grids, so that neither runs below
+/// its occupancy.
+template <class Plain, class Merged, class Exec>
+void launch_split(strategy const* decided, index_t blocks, int threads, Plain const& plain, Merged const& merged, line_merge_rule rule,
+                  index_t line_entries, Exec const& ex) {
+  chosen_split_program<Plain> const a{decided, plain, rule, line_entries};
+  chosen_split_program<Merged> const b{decided, merged, rule, line_entries};
+  ex.resident_blocks(blocks, threads, line_probe_bytes, a);  // lowers threads to what a allows
+  index_t const grid_b = ex.resident_blocks(blocks, threads, line_probe_bytes, b);  // and b: both allow them
+  index_t const grid = std::max(ex.resident_blocks(blocks, threads, line_probe_bytes, a), grid_b);
+  ex.for_each_block(grid, threads, line_probe_bytes, a);
+  ex.for_each_block(grid, threads, line_probe_bytes, b);
+}
 
 template <class Program>
 chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program) {

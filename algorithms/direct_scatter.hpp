@@ -33,14 +33,13 @@ struct direct_scatter_program {
     });
   }
 
-  /// Whether this block merges under `rule`: its probe (probe_line_repeats, over lines of `line_entries`
-  /// entries, in line_probe_bytes of block-local scratch) finds more repeats than the rule asks, or it
-  /// has nothing to probe. Every thread gets the same answer.
+  /// Whether this block merges under `rule` (line_merge_rule::merges): its probe (probe_lines, over
+  /// lines of `line_entries` entries, in line_probe_bytes of block-local scratch) finds more repeats
+  /// than the rule asks, or it has nothing to probe. Every thread gets the same answer.
   template <class Block>
   CALM_HD bool merges_under(Block const& blk, line_merge_rule rule, index_t line_entries) const {
-    if (rule.min_line_repeats <= 0.0f) return true;
-    float const r = probe_line_repeats<Vec>(blk, keys, n, key_map, line_entries, blk.template scratch<unsigned char>());
-    return r < 0.0f || r > rule.min_line_repeats;
+    if (!(rule.min_line_repeats > 0.0f)) return true;
+    return probe_lines<Vec>(blk, keys, n, key_map, line_entries, blk.template scratch<unsigned char>(), [rule](line_probe p) { return rule.merges(p); });
   }
 };
 

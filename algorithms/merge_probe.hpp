@@ -38,22 +38,32 @@ CALM_HD auto probed_key(Warp const& w, T const& t, index_t base, index_t chunks,
   return std::make_pair(valid, select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none));
 }
 
-/// Block-local bytes of probe_line_repeats.
+/// Block-local bytes of probe_lines.
 constexpr std::size_t line_probe_bytes = 2 * sizeof(std::uint32_t);
 
-/// What a warp's device atomics serialize beyond one per table line, averaged over the warps of this
-/// block's first tile (one key per thread, as probed_key): for each line of line_entries entries that
-/// the warp's keys fall on, the most lanes that hold one key there, less one. A warp's atomics on one
-/// line are served together, but lanes on one key wait for each other; peer_reduce turns each line's
-/// cost into one step and costs a match of its own. Keys 0..31 in lanes 0..31: 0 (one key per lane);
-/// runs of 8 equal keys, one line each: 16 lines of two lanes each: 16; one key throughout: 31.
-/// Negative where the block has no full chunk. Every thread gets the same answer. Uses `scratch`
-/// (line_probe_bytes of block-local memory), free again when it returns.
-template <int Vec, class Block, class K, class KeyMap>
-CALM_HD float probe_line_repeats(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, index_t line_entries, unsigned char* scratch) {
+/// What a block's probe found (probe_lines): repeats summed over its probed warps.
+struct line_probe {
+  std::uint32_t repeats = 0;
+  std::uint32_t warps = 0;
+  /// Repeats per warp; negative where no warp was probed.
+  CALM_HD float per_warp() const { return warps > 0u ? static_cast<float>(repeats) / static_cast<float>(warps) : -1.0f; }
+};
+
+/// What the warps of this block's first tile (one key per thread, as probed_key) serialize in device
+/// atomics beyond one per table line: for each warp and each line of line_entries entries that its
+/// keys fall on, the most lanes that hold one key there, less one, summed; and the warps probed (none
+/// where the block has no full chunk). A warp's atomics on one line are served together, but lanes on
+/// one key wait for each other; peer_reduce turns each line's cost into one step and costs a match of
+/// its own. A warp of keys 0..31 in lanes 0..31: 0 (one key per lane); runs of 8 equal keys, one line
+/// each: 16 lines of two lanes each: 16; one key throughout: 31. Every thread gets the same answer.
+/// Uses `scratch` (line_probe_bytes of block-local memory), free again when it returns. Returns
+/// finish(line_probe), taken before the block's last barrier (so only its result lives across it).
+template <int Vec, class Block, class K, class KeyMap, class Finish>
+CALM_HD auto probe_lines(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, index_t line_entries, unsigned char* scratch,
+                         Finish const& finish) {
   index_t const chunks = n / Vec;
   index_t const base = first_tile_chunk(blk, chunks);
-  if (base < 0) return -1.0f;
+  if (base < 0) return finish(line_probe{});
   std::uint32_t* const sums = reinterpret_cast<std::uint32_t*>(scratch);  // repeats, probed warps
   blk.for_each_warp([&](auto const& w, auto t) {
     when(w, t < 2, [&](auto const& l) { store(l, sums, t, 0u); });
@@ -74,15 +84,21 @@ CALM_HD float probe_line_repeats(Block const& blk, K const* keys, index_t n, Key
     });
   });
   blk.sync();
-  float const r = sums[1] > 0u ? static_cast<float>(sums[0]) / static_cast<float>(sums[1]) : -1.0f;
+  auto const result = finish(line_probe{sums[0], sums[1]});
   blk.sync();  // every thread has read the sums before the scratch is reused
-  return r;
+  return result;
+}
+
+/// probe_lines as repeats per warp: negative where the block has no full chunk.
+template <int Vec, class Block, class K, class KeyMap>
+CALM_HD float probe_line_repeats(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, index_t line_entries, unsigned char* scratch) {
+  return probe_lines<Vec>(blk, keys, n, key_map, line_entries, scratch, [](line_probe p) { return p.per_warp(); });
 }
 
 }  // namespace detail
 
 /// How a direct scatter's blocks choose between naive and peer_reduce when automatic picks peer_reduce
-/// (calm's own): a block merges where its probe (detail::probe_line_repeats) finds more than
+/// (calm's own): a block merges where its probe (detail::probe_lines) finds more than
 /// `min_line_repeats` repeats per warp; 0 merges in every block, as strategy::peer_reduce does.
 /// The bulk calls take it from scatter_options::min_line_repeats (negative, the default: resolved()).
 struct line_merge_rule {
@@ -93,12 +109,20 @@ struct line_merge_rule {
   /// sends to peer_reduce (runs of 8 and more, COO rows: 12 repeats and more) kept merging; at 12, COO
   /// rows into 1.5M bins began to run naive (1.6x slower), at 14 sorted keys into 300,000 bins (2.8x).
   static constexpr float gpu_min_line_repeats = 10.0f;
-  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`, for keys and
-  /// values whose wider is `widest_bytes`: a negative option is the default, gpu_min_line_repeats on a
-  /// GPU where both are at most 4 bytes, else 0. 0 on the host: not measured there. 0 for 8-byte
-  /// keys or values: measured on an H100 (cuda-h100-2026-11-25-line-rule-f64.md), 10 took scatter_f64
+  /// Whether a block whose probe found `p` merges: more than min_line_repeats repeats per warp, or no
+  /// warp probed, or a rule of 0. One rounded product and a comparison, no division: two kernels that
+  /// split the blocks between them (detail::chosen_split_program) agree under any float flags (fast
+  /// math approximates division; a product of a float and a small count is always rounded the same).
+  CALM_HD bool merges(detail::line_probe p) const {
+    if (!(min_line_repeats > 0.0f) || p.warps == 0u) return true;
+    return static_cast<float>(p.repeats) > min_line_repeats * static_cast<float>(p.warps);  // both exact: counts below 2^24
+  }
+  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`, where the larger of
+  /// the key and the value takes `widest_bytes`: a negative option is the default, gpu_min_line_repeats
+  /// on a GPU where both take at most 4 bytes, else 0. 0 on the host: not measured there. 0 for 8-byte
+  /// values: measured on an H100 (cuda-h100-2026-11-25-line-rule-f64.md), 10 took scatter_f64
   /// runs_short into 300,000 bins from 0.894 to 0.951 of the best, but into 5,000,000 bins (a 40 MB
-  /// table, where merging pays) from 0.967 to 0.870.
+  /// table, where merging pays) from 0.967 to 0.870. 0 for 8-byte keys: not measured.
   static line_merge_rule resolved(float option, device_family family, std::size_t widest_bytes = 4) {
     if (option >= 0.0f) return {option + 0.0f};  // -0 as 0
     return {family == device_family::host || widest_bytes > 4 ? 0.0f : gpu_min_line_repeats};

@@ -100,7 +100,8 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
-/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program): the blocks of a
+/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program, or with 8-byte
+/// keys or values under a line rule split the blocks, chosen_split_program): the blocks of a
 /// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
@@ -121,7 +122,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
   // against 37, 4 blocks an SM against 3). With 8-byte keys or values under a line rule (not the
   // default: resolved) the two launches split the blocks by their probe (chosen_split_program, over
-  // 128-byte lines): both on the larger of their resident grids, so each block probes one tile in both.
+  // 128-byte lines, launch_split).
   constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
   auto const direct = [&](index_t blocks, auto const& make) {
     if (has(strategy::naive) && has(strategy::peer_reduce)) {
@@ -135,14 +136,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
         return;
       } else if (rule.min_line_repeats > 0.0f) {
         index_t const entries = std::max<index_t>(1, table_line_entries * 4 / static_cast<index_t>(sizeof(T)));
-        auto const plain = make(naive{});
-        auto const merged = make(peer_reduce{});
-        chosen_split_program<std::decay_t<decltype(plain)>> const a{decided, plain, rule, entries};
-        chosen_split_program<std::decay_t<decltype(merged)>> const b{decided, merged, rule, entries};
-        int threads = direct_threads;
-        index_t const grid = std::max(ex.resident_blocks(blocks, threads, line_probe_bytes, a), ex.resident_blocks(blocks, threads, line_probe_bytes, b));
-        ex.for_each_block(grid, threads, line_probe_bytes, a);
-        ex.for_each_block(grid, threads, line_probe_bytes, b);
+        launch_split(decided, blocks, direct_threads, make(naive{}), make(peer_reduce{}), rule, entries, ex);
         return;
       }
     }

@@ -303,22 +303,28 @@ def relabel(tree, inputs, keys, sampled=False):
             "right": relabel(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], child_sampled)}
 
 
-def regrow(tree, inputs, keys, at, max_depth, sampled=False, index=None):
-    """The tree with each leaf whose line in the model file (preorder index) is in `at` replaced by a
-    subtree grown, as fit() grows one, to max_depth below it from the training inputs that reach it;
-    every other node kept (the counts are those inputs')."""
-    index = [0] if index is None else index
-    i = index[0]
-    index[0] += 1
-    if "leaf" in tree:
-        return collapse(grow(inputs, keys, sampled, 0, max_depth, 3)) if i in at else dict(tree, n=len(keys))
-    if i in at:
+def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None):
+    """The tree (read_model's) with each leaf whose line in the model file is in `at` replaced by a
+    subtree grown, as fit() grows one (the same loss, sampling charge and lookahead, within max_depth),
+    from the training inputs that reach it; every other node kept (the counts are those inputs'). A
+    grown leaf where no split pays picks its strategy again; one that no input reaches is kept."""
+    top = seen is None
+    seen = set() if top else seen
+    i = tree["row"]
+    seen.add(i)
+    if i in at and "leaf" not in tree:
         sys.exit(f"fit_tree: node {i} is not a leaf")
-    f, thr = tree["feature"], tree["threshold"]
-    child_sampled = sampled or f in SAMPLED
-    return {"feature": f, "threshold": thr, "n": len(keys),
-            "left": regrow(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], at, max_depth, child_sampled, index),
-            "right": regrow(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], at, max_depth, child_sampled, index)}
+    if "leaf" in tree:
+        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3)) if i in at and keys else dict(tree, n=len(keys))
+    else:
+        f, thr = tree["feature"], tree["threshold"]
+        child_sampled = sampled or f in SAMPLED
+        out = {"feature": f, "threshold": thr, "n": len(keys),
+               "left": regrow(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], at, max_depth, child_sampled, seen),
+               "right": regrow(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], at, max_depth, child_sampled, seen)}
+    if top and set(at) - seen:
+        sys.exit("fit_tree: no node " + " ".join(map(str, sorted(set(at) - seen))) + " in the tree")
+    return out
 
 
 def predict(tree, features):
@@ -381,11 +387,11 @@ def read_model(path):
             if m:
                 rows.append((m.group(1), float(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)))
 
-    def node(i):
+    def node(i):  # "row": the node's line in the file (regrow names nodes by it)
         feat, thr, left, right, leaf = rows[i]
         if left < 0:
-            return {"leaf": STRATEGIES.index(leaf), "n": 0}
-        return {"feature": feat, "threshold": thr, "left": node(left), "right": node(right), "n": 0}
+            return {"leaf": STRATEGIES.index(leaf), "n": 0, "row": i}
+        return {"feature": feat, "threshold": thr, "left": node(left), "right": node(right), "n": 0, "row": i}
 
     if not rows:
         sys.exit("fit_tree: no tree nodes in " + path)
@@ -452,7 +458,8 @@ def main():
                          "strategy's times were measured again; a split whose two sides then pick one strategy becomes a leaf); --out writes the result")
     ap.add_argument("--grow", nargs="+", type=int, metavar="NODE",
                     help="with --tree: keep it and replace each of these leaves (lines of the model file, from 0) by a subtree "
-                         "fitted to the training inputs that reach it (a split of its own where one pays); --out writes the result")
+                         "fitted to the training inputs that reach it (a split of its own where one pays, else the leaf's strategy "
+                         "picked again); --out writes the result")
     ap.add_argument("--grow-depth", type=int, default=1, help="the depth of each --grow subtree (1: one split)")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
@@ -478,9 +485,9 @@ def main():
     if not keys:
         sys.exit("fit_tree: no complete bulk inputs in " + " ".join(a.train))
     source = " + ".join(a.train)
-    tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
     if a.grow and (a.relabel or not a.tree):
         sys.exit("fit_tree: --grow takes a --tree and no --relabel")
+    tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
     if a.tree and a.relabel:
         tree = collapse(relabel(tree, inputs, keys))
         source = "the splits of " + a.tree + " with its leaves picked again from " + source

@@ -187,10 +187,10 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 template <class Warp, class Runtime, class Body>
 index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_bytes) {
   require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          [&] { return "for_each_resident_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
+          [&] { return "resident_blocks (for_each_resident_block): threads per block must be in [1, 1024], got " + std::to_string(threads); });
   std::size_t const limit = Runtime::max_block_shared_bytes();
   require(scratch_bytes <= limit, errc::out_of_range,
-          [&] { return "for_each_resident_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+          [&] { return "resident_blocks (for_each_resident_block): " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
               std::to_string(limit); });
   auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;

@@ -147,6 +147,39 @@ void check_line_probe(keys_kind kind, index_t n, int threads, index_t line_entri
   }
 }
 
+/// One side of chosen_split_program with the probe of the direct scatter `direct`: where the side
+/// works, it marks its block in `worked` and scatters nothing.
+template <class Direct, class Strategy>
+struct split_side_program {
+  Direct direct;
+  Strategy strategy;  // what chosen_split_program reads: naive or peer_reduce
+  int* worked;
+
+  template <class Block>
+  CALM_HD bool merges_under(Block const& blk, calm::line_merge_rule rule, index_t line_entries) const {
+    return direct.merges_under(blk, rule, line_entries);
+  }
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t const b = blk.index();
+    blk.for_each_warp([&](auto const& w, auto t) {
+      calm::when(w, t == 0, [&](auto const& l) { calm::store(l, worked, calm::map([b](int) { return b; }, t), 1); });
+    });
+  }
+};
+
+/// n keys into `bins` in spans of `span`, each span drawn at random: one key throughout (31 repeats a
+/// warp), keys `prime` apart (none), or keys of `kind`.
+inline std::vector<std::uint32_t> mixed_span_keys(std::size_t n, index_t bins, std::size_t span, keys_kind kind, std::mt19937_64& g) {
+  auto keys = table_keys<std::uint32_t>(n, kind, bins, g, false);
+  for (std::size_t first = 0; first < n; first += span) {
+    unsigned const pick = static_cast<unsigned>(g() % 3);
+    for (std::size_t i = first; i < std::min(n, first + span) && pick < 2; ++i)
+      keys[i] = static_cast<std::uint32_t>(pick == 0 ? first % static_cast<std::size_t>(bins) : (i * 7919) % static_cast<std::size_t>(bins));
+  }
+  return keys;
+}
+
 /// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
 /// T values): decided naive or peer_reduce, the table against the sequential reference; decided
 /// privatize (which these launches do not hold), the table as it was.
@@ -233,6 +266,66 @@ TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks 
       calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false,
                                   calm::line_merge_rule{min_repeats}, exec{});
   });
+}
+
+TEST_CASE("chosen_split_program: each block works in one of the two launches, the one its probe picks", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(3, 1001, 200003);
+  float const min_repeats = GENERATE(0.5f, 10.0f);
+  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  auto g = rng(4289 + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 70001, blocks = 7;
+  int const threads = 512;
+  auto const keys = mixed_span_keys(static_cast<std::size_t>(n), bins, static_cast<std::size_t>(threads), kind, g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> table(std::vector<float>(static_cast<std::size_t>(bins), 0.0f));
+  auto const direct = calm::detail::direct_program<calm::detail::load_form::items>(calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
+                                                                                   calm::constant(1.0f), n, table.data(), bins, calm::detail::identity_key{},
+                                                                                   calm::naive{});
+  // each block's first probed chunk, as the launches see it
+  buffer<float> probed(std::vector<float>(blocks, -7.0f));
+  buffer<index_t> base(std::vector<index_t>(blocks, -7));
+  exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes, line_probe_program<1>{dk.data(), n, 32, probed.data(), base.data()});
+  synchronize();
+  auto const b = base.download();
+  calm::line_merge_rule const rule{min_repeats};
+  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
+    INFO("decided " << calm::to_string(s));
+    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+    buffer<int> plain(std::vector<int>(blocks, 0)), merged(std::vector<int>(blocks, 0));
+    using naive_side = split_side_program<std::decay_t<decltype(direct)>, calm::naive>;
+    using peer_side = split_side_program<std::decay_t<decltype(direct)>, calm::peer_reduce>;
+    exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes,
+                          calm::detail::chosen_split_program<naive_side>{decided.data(), naive_side{direct, {}, plain.data()}, rule, 32});
+    exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes,
+                          calm::detail::chosen_split_program<peer_side>{decided.data(), peer_side{direct, {}, merged.data()}, rule, 32});
+    synchronize();
+    auto const a = plain.download(), m = merged.download();
+    for (index_t i = 0; i < blocks; ++i) {
+      float const r = line_repeats_reference(keys, 1, b[i], threads, warp_size(), 32);
+      bool const merges = r < 0.0f || r > min_repeats;
+      INFO("block " << i << ", first chunk " << b[i] << ", repeats per warp " << r);
+      CHECK(a[i] == (s == calm::strategy::naive || (s == calm::strategy::peer_reduce && !merges) ? 1 : 0));
+      CHECK(m[i] == (s == calm::strategy::peer_reduce && merges ? 1 : 0));
+    }
+  }
+  require_equal(table.download(), std::vector<float>(static_cast<std::size_t>(bins), 0.0f), "the table (the sides scatter nothing)");
+}
+
+TEST_CASE("line_merge_rule::merges: more repeats per warp than the rule, or nothing probed", "[bulk]") {
+  using calm::line_merge_rule;
+  using calm::detail::line_probe;
+  CHECK(!line_merge_rule{10.0f}.merges(line_probe{20, 2}));  // 10 a warp is not more than 10
+  CHECK(line_merge_rule{10.0f}.merges(line_probe{21, 2}));
+  CHECK(line_merge_rule{10.0f}.merges(line_probe{0, 0}));  // nothing probed
+  CHECK(line_merge_rule{0.0f}.merges(line_probe{0, 16}));
+  CHECK(!line_merge_rule{0.5f}.merges(line_probe{1, 2}));
+  CHECK(line_merge_rule{0.5f}.merges(line_probe{2, 3}));
+  CHECK(!line_merge_rule{1e9f}.merges(line_probe{31 * 32, 32}));
+  CHECK(!line_merge_rule{std::numeric_limits<float>::infinity()}.merges(line_probe{63 * 16, 16}));
+  CHECK(line_probe{0, 0}.per_warp() == -1.0f);
+  CHECK(line_probe{21, 2}.per_warp() == 10.5f);
 }
 
 TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
