@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <deque>
 #include <mutex>
 #include <string>
 
@@ -95,9 +96,13 @@ constexpr auto block_kernel_of() {
 
 /// What the launch helpers ask the runtime about one kernel, asked once per kernel and device (each
 /// query costs a microsecond or more, a bulk call makes several): its thread limit, the block-local
-/// memory it has been allowed, and its occupancy at the last shape it was launched with.
+/// memory it has been allowed, and its occupancy at the last shape it was launched with. Kept per
+/// kernel address, not per kernel type: nvcc 13 gives each translation unit its own host stub for a
+/// kernel template (internal linkage, --static-global-template-stub), so one kernel type can name
+/// several kernels, each with its own block-local limit to raise.
 template <class Runtime, class Kernel>
 struct kernel_facts {
+  Kernel kernel = nullptr;
   int device = -1, most_threads = 0, occ_threads = 0, occ_per_sm = 0;
   std::size_t allowed = 48 * 1024, occ_bytes = 0;
 
@@ -107,14 +112,16 @@ struct kernel_facts {
   }
   /// The facts of `kernel` on the current device (call with lock() held).
   static kernel_facts& current(Kernel kernel) {
-    static kernel_facts f;
+    static std::deque<kernel_facts> known;  // a deque: references stay valid as it grows
     int const dev = Runtime::current_device();
-    if (f.device != dev) {
-      f = kernel_facts{};
-      f.device = dev;
-      f.most_threads = Runtime::max_threads(kernel);
-    }
-    return f;
+    for (kernel_facts& f : known)
+      if (f.kernel == kernel && f.device == dev) return f;
+    kernel_facts f;
+    f.kernel = kernel;
+    f.device = dev;
+    f.most_threads = Runtime::max_threads(kernel);
+    known.push_back(f);
+    return known.back();
   }
   /// The thread limit; raises the kernel's block-local limit to `bytes` if it is below.
   static int prepare(Kernel kernel, std::size_t bytes) {
@@ -137,6 +144,22 @@ struct kernel_facts {
     return f.occ_per_sm;
   }
 };
+
+/// resident_blocks for `kernel`: raises its block-local limit, lowers `threads` to what its registers
+/// allow, and returns multiprocessors times its occupancy, at most max_blocks and at least 1.
+template <class Runtime, class Kernel>
+index_t resident_grid(Kernel kernel, index_t max_blocks, int& threads, std::size_t scratch_bytes) {
+  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
+          [&] { return "resident_blocks (for_each_resident_block): threads per block must be in [1, 1024], got " + std::to_string(threads); });
+  std::size_t const limit = Runtime::max_block_shared_bytes();
+  require(scratch_bytes <= limit, errc::out_of_range,
+          [&] { return "resident_blocks (for_each_resident_block): " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+              std::to_string(limit); });
+  using facts = kernel_facts<Runtime, Kernel>;
+  threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
+  int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
+  return std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
+}
 
 }  // namespace detail
 
@@ -186,17 +209,7 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 /// registers allow fewer per block.
 template <class Warp, class Runtime, class Body>
 index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_bytes) {
-  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          [&] { return "resident_blocks (for_each_resident_block): threads per block must be in [1, 1024], got " + std::to_string(threads); });
-  std::size_t const limit = Runtime::max_block_shared_bytes();
-  require(scratch_bytes <= limit, errc::out_of_range,
-          [&] { return "resident_blocks (for_each_resident_block): " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
-              std::to_string(limit); });
-  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
-  using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
-  threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
-  int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
-  return std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
+  return detail::resident_grid<Runtime>(detail::block_kernel_of<Warp, Runtime, Body>(), max_blocks, threads, scratch_bytes);
 }
 
 /// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
@@ -206,8 +219,8 @@ index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_by
 template <class Warp, class Runtime, class Body>
 void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream,
                              bool overlap = false) {
-  index_t const blocks = resident_blocks<Warp, Runtime, Body>(max_blocks, threads, scratch_bytes);  // may lower threads
-  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
+  auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();  // one address for the limits raised and the launch
+  index_t const blocks = detail::resident_grid<Runtime>(kernel, max_blocks, threads, scratch_bytes);  // may lower threads
   Runtime::launch(kernel, static_cast<unsigned>(blocks), static_cast<unsigned>(threads), scratch_bytes, stream, overlap, blocks, body);
   Runtime::check_launch("for_each_resident_block launch");
 }
