@@ -41,8 +41,7 @@ struct scatter_options {
   /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp), and
   /// updates naively elsewhere. 0: every block merges; infinity: none does. Negative (the default):
   /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
-  /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB;
-  /// 0 for 8-byte values in a larger table, for 8-byte keys and on the host.
+  /// H100 with 32-lane warps, not yet on AMD GPUs), 0 for 8-byte keys or values and on the host.
   /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
 };
@@ -230,8 +229,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
   require(opt.min_line_repeats == opt.min_line_repeats, errc::invalid_argument,  // NaN
           [&] { return std::string(who) + ": min_line_repeats is NaN; give a number of repeats, or a negative value for the exec's default"; });
-  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, sizeof(K), sizeof(T),
-                                                              static_cast<std::uint64_t>(bins) * sizeof(T));
+  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, std::max(sizeof(K), sizeof(T)));
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
