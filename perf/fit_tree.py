@@ -519,6 +519,9 @@ def main():
         lines.append(f"\nPredicted on `{' + '.join(a.heldout)}` ({len(xs)} inputs, from their forced times plus the sampled path's cost): "
                      f"geo mean {geo([x for x, _ in xs]):.3f}, min {min(x for x, _ in xs):.3f}, {sum(x < 0.9 for x, _ in xs)} below 0.9; "
                      f"{len(sampled)} sampled, geo mean {geo(sampled) if sampled else 1.0:.3f}.")
+        below = sorted((x, k) for x, k in xs if x < 0.9)
+        if below:
+            lines.append("\nPredicted below 0.9: " + "; ".join(f"{'/'.join(map(str, k))} {x:.3f} ({chosen_time(held, k, tree)[1]})" for x, k in below) + ".")
     if not a.no_loo:
         by_wl = defaultdict(list)
         global _loo_data
