@@ -145,16 +145,23 @@ struct kernel_facts {
   }
 };
 
+/// The checks every block launch makes before it asks about its kernel: threads in [1, 1024] and
+/// scratch_bytes within the device's block-local memory; `who` names the caller in the error.
+template <class Runtime>
+void check_block_shape(char const* who, int threads, std::size_t scratch_bytes) {
+  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
+          [&] { return std::string(who) + ": threads per block must be in [1, 1024], got " + std::to_string(threads); });
+  std::size_t const limit = Runtime::max_block_shared_bytes();
+  require(scratch_bytes <= limit, errc::out_of_range,
+          [&] { return std::string(who) + ": " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
+              std::to_string(limit); });
+}
+
 /// resident_blocks for `kernel`: raises its block-local limit, lowers `threads` to what its registers
 /// allow, and returns multiprocessors times its occupancy, at most max_blocks and at least 1.
 template <class Runtime, class Kernel>
 index_t resident_grid(Kernel kernel, index_t max_blocks, int& threads, std::size_t scratch_bytes) {
-  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          [&] { return "resident_blocks (for_each_resident_block): threads per block must be in [1, 1024], got " + std::to_string(threads); });
-  std::size_t const limit = Runtime::max_block_shared_bytes();
-  require(scratch_bytes <= limit, errc::out_of_range,
-          [&] { return "resident_blocks (for_each_resident_block): " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
-              std::to_string(limit); });
+  check_block_shape<Runtime>("resident_blocks (for_each_resident_block)", threads, scratch_bytes);
   using facts = kernel_facts<Runtime, Kernel>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
   int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
@@ -186,12 +193,7 @@ void for_each_index(index_t n, Body body, launch_shape shape, typename Runtime::
 template <class Warp, class Runtime, class Body>
 void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream, bool overlap = false) {
   require(blocks >= 0, errc::invalid_argument, "for_each_block: negative block count");
-  require(threads >= 1 && threads <= max_block_threads, errc::invalid_argument,
-          [&] { return "for_each_block: threads per block must be in [1, 1024], got " + std::to_string(threads); });
-  std::size_t const limit = Runtime::max_block_shared_bytes();
-  require(scratch_bytes <= limit, errc::out_of_range,
-          [&] { return "for_each_block: " + std::to_string(scratch_bytes) + " bytes of block-local memory exceed this device's " +
-              std::to_string(limit); });
+  detail::check_block_shape<Runtime>("for_each_block", threads, scratch_bytes);
   if (blocks == 0) return;
   auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
   using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
