@@ -117,18 +117,22 @@ struct line_merge_rule {
     if (!(min_line_repeats > 0.0f) || p.warps == 0u) return true;
     return static_cast<float>(p.repeats) > min_line_repeats * static_cast<float>(p.warps);  // both exact: counts below 2^24
   }
-  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family`, where the larger of
-  /// the key and the value takes `widest_bytes`: a negative option is the default, gpu_min_line_repeats
-  /// on a GPU where both take at most 4 bytes, else 0. 0 on the host: not measured there. 0 for 8-byte
-  /// values: measured on an H100 (cuda-h100-2026-11-25-line-rule-f64.md), 10 took scatter_f64
-  /// runs_short into 300,000 bins from 0.894 to 0.951 of the best, but into 5,000,000 bins (a 40 MB
-  /// table, where merging pays) from 0.967 to 0.870; bounding it by the table's bytes was measured too
-  /// (cuda-h100-2026-11-25-line-rule-f64-train.md): on the 76 training inputs with doubles where
-  /// automatic merges it cost 1-3% each and 1.37-1.44x on COO rows into 393,216 and 1,572,864 entries
-  /// (3-13 MB), whose 16-entry lines hold fewer repeats. 0 for 8-byte keys: not measured.
-  static line_merge_rule resolved(float option, device_family family, std::size_t widest_bytes = 4) {
+  /// Above this many bytes of table the default for 8-byte values is 0 (see resolved).
+  static constexpr std::uint64_t gpu_wide_max_table_bytes = std::uint64_t(16) << 20;
+  /// The rule of scatter_options::min_line_repeats `option` on an exec of `family` for keys of
+  /// `key_bytes`, values of `value_bytes` and a table of `table_bytes`. A negative option is the
+  /// default: 0 on the host (not measured there); on a GPU gpu_min_line_repeats for 4-byte keys and
+  /// values; for 8-byte values the same up to gpu_wide_max_table_bytes, where the probe counts a warp's
+  /// repeated keys (launch_chosen), and 0 above, where merging pays whatever the probe finds; 0 for
+  /// 8-byte keys (not measured). Measured on an H100 (cuda-h100-2026-11-25-line-rule-f64-keys.md):
+  /// runs of 1 to 8 doubles into 300,000 entries (2.4 MB) went from 0.880 to 0.947 of the best; into
+  /// 5,000,000 (40 MB) the rule took them from 0.971 to 0.871; the 76 training inputs with doubles
+  /// where automatic merges kept merging and paid the probe, 1-3% a call.
+  static line_merge_rule resolved(float option, device_family family, std::size_t key_bytes = 4, std::size_t value_bytes = 4,
+                                  std::uint64_t table_bytes = 0) {
     if (option >= 0.0f) return {option + 0.0f};  // -0 as 0
-    return {family == device_family::host || widest_bytes > 4 ? 0.0f : gpu_min_line_repeats};
+    bool const on = family != device_family::host && key_bytes <= 4 && (value_bytes <= 4 || table_bytes <= gpu_wide_max_table_bytes);
+    return {on ? gpu_min_line_repeats : 0.0f};
   }
 };
 

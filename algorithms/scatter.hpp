@@ -41,7 +41,9 @@ struct scatter_options {
   /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp), and
   /// updates naively elsewhere. 0: every block merges; infinity: none does. Negative (the default):
   /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
-  /// H100 with 32-lane warps, not yet on AMD GPUs), 0 for 8-byte keys or values and on the host.
+  /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB
+  /// (there the probe counts a warp's repeated keys, not repeats on a line); 0 for 8-byte values in a
+  /// larger table, for 8-byte keys and on the host.
   /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
 };
@@ -121,8 +123,8 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
   // against 37, 4 blocks an SM against 3). With 8-byte keys or values under a line rule (not the
-  // default: resolved) the two launches split the blocks by their probe (chosen_split_program, over
-  // 128-byte lines, launch_split).
+  // default: resolved) the two launches split the blocks by their probe (chosen_split_program, of a
+  // warp's repeated keys, launch_split).
   constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
   auto const direct = [&](index_t blocks, auto const& make) {
     if (has(strategy::naive) && has(strategy::peer_reduce)) {
@@ -135,8 +137,12 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
           ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<program_t>{decided, program, rule});
         return;
       } else if (rule.min_line_repeats > 0.0f) {
-        index_t const entries = std::max<index_t>(1, table_line_entries * 4 / static_cast<index_t>(sizeof(T)));
-        launch_split(decided, blocks, direct_threads, make(naive{}), make(peer_reduce{}), rule, entries, ex);
+        // With 8-byte values the probe counts a warp's repeated keys (lines of one entry), not repeats
+        // on 128-byte lines: COO rows of 16 keys and more put a warp's few rows on one line, where
+        // only the longest counts, and fell below 10 (naive ran them 1.4x slower, over lines of 16 or
+        // 32 doubles alike: cuda-h100-2026-11-25-line-rule-f64-train.md); runs of 1 to 8 keys, where
+        // naive is faster, repeat about 8.6 keys a warp either way.
+        launch_split(decided, blocks, direct_threads, make(naive{}), make(peer_reduce{}), rule, index_t(1), ex);
         return;
       }
     }
@@ -229,7 +235,8 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
   require(si >= 0 && si < strategy_count, errc::invalid_argument, [&] { return std::string(who) + ": unknown strategy " + std::to_string(si); });
   require(opt.min_line_repeats == opt.min_line_repeats, errc::invalid_argument,  // NaN
           [&] { return std::string(who) + ": min_line_repeats is NaN; give a number of repeats, or a negative value for the exec's default"; });
-  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, std::max(sizeof(K), sizeof(T)));
+  line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, sizeof(K), sizeof(T),
+                                                              static_cast<std::uint64_t>(bins) * sizeof(T));
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   require(!is_block_local(opt.strategy) || shape.fits_block, errc::out_of_range,
           [&] { return std::string(who) + ": strategy " + to_string(opt.strategy) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +

@@ -216,7 +216,7 @@ TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, agains
   check_line_probe<4>(kind, n, threads, 1);  // one key a line: the warp's largest groups less one
 }
 
-TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys or values) and 0 on the host", "[bulk]") {
+TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys, and for 8-byte values above 16 MiB of table) and 0 on the host", "[bulk]") {
   using calm::device_family;
   using calm::line_merge_rule;
   CHECK(calm::scatter_options{}.min_line_repeats < 0.0f);
@@ -224,10 +224,15 @@ TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU
   CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::resolved(-0.5f, device_family::amd_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::gpu_min_line_repeats == 10.0f);
-  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
-  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 8).min_line_repeats == 0.0f);  // 8-byte keys or values: off
-  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 8).min_line_repeats == 0.0f);
-  CHECK(line_merge_rule::resolved(3.5f, device_family::nvidia_gpu, 8).min_line_repeats == 3.5f);
+  std::uint64_t const wide = line_merge_rule::gpu_wide_max_table_bytes;
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 4, 64 * wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 8, wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 4, 8, 8).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 8, wide + 8).min_line_repeats == 0.0f);  // 8-byte values, large table: off
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 8, 4, 4).min_line_repeats == 0.0f);  // 8-byte keys: off
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 8, 8, 8).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::host, 4, 8, 8).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(3.5f, device_family::nvidia_gpu, 8, 8, wide + 8).min_line_repeats == 3.5f);
   for (auto f : {device_family::host, device_family::nvidia_gpu, device_family::amd_gpu}) {
     CHECK(line_merge_rule::resolved(0.0f, f).min_line_repeats == 0.0f);
     CHECK(line_merge_rule::resolved(3.5f, f).min_line_repeats == 3.5f);
