@@ -139,9 +139,9 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
       } else if (rule.min_line_repeats > 0.0f) {
         // With 8-byte values the probe counts a warp's repeated keys (lines of one entry), not repeats
         // on 128-byte lines: COO rows of 16 keys and more put a warp's few rows on one line, where
-        // only the longest counts, and fell below 10 (naive ran them 1.4x slower, over lines of 16 or
-        // 32 doubles alike: cuda-h100-2026-11-25-line-rule-f64-train.md); runs of 1 to 8 keys, where
-        // naive is faster, repeat about 8.6 keys a warp either way.
+        // only the longest counts, and fell below 10 (naive ran them 1.4x slower, over lines of 16
+        // doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1
+        // to 8 keys, where naive is faster, repeat about 8.6 keys a warp either way.
         launch_split(decided, blocks, direct_threads, make(naive{}), make(peer_reduce{}), rule, index_t(1), ex);
         return;
       }
