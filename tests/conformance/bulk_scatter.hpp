@@ -181,22 +181,22 @@ inline std::vector<std::uint32_t> mixed_span_keys(std::size_t n, index_t bins, s
 }
 
 /// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
-/// T values): decided naive or peer_reduce, the table against the sequential reference; decided
+/// T values, K keys): decided naive or peer_reduce, the table against the sequential reference; decided
 /// privatize (which these launches do not hold), the table as it was.
-template <class T, class Launch>
+template <class T, class K = std::uint32_t, class Launch>
 void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch) {
   auto g = rng(seed + static_cast<int>(kind) * 7 + n);
   index_t const bins = 4099;
-  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto keys = table_keys<K>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<calm::plus, T>(static_cast<std::size_t>(n), g);
   auto init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
-  buffer<std::uint32_t> dk(keys);
+  buffer<K> dk(keys);
   buffer<T> dv(vals);
   for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
     INFO("decided " << calm::to_string(s));
     buffer<T> table(init);
     buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
-    launch(static_cast<calm::strategy const*>(decided.data()), static_cast<std::uint32_t const*>(dk.data()), static_cast<T const*>(dv.data()), table.data(), bins);
+    launch(static_cast<calm::strategy const*>(decided.data()), static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), table.data(), bins);
     synchronize();
     if (s == calm::strategy::privatize) require_equal(table.download(), init, (std::string(what) + ", whose strategy was not chosen").c_str());
     else verify_scatter<calm::plus, T>(init, keys, vals, table.download(), what);
@@ -271,6 +271,21 @@ TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks 
       calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false,
                                   calm::line_merge_rule{min_repeats}, exec{});
   });
+}
+
+TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  float const min_repeats = GENERATE(0.5f, 10.0f);
+  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  check_chosen_direct<float, std::uint64_t>(kind, n, 4283, "two naive/peer_reduce launches, 8-byte keys",
+                                            [&](calm::strategy const* decided, std::uint64_t const* keys, float const* vals, float* table, index_t bins) {
+                                              if (n > 0)  // bulk calls launch nothing for n = 0
+                                                calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins,
+                                                                            calm::detail::identity_key{}, false, calm::line_merge_rule{min_repeats}, exec{});
+                                            });
 }
 
 TEST_CASE("chosen_split_program: each block works in one of the two launches, the one its probe picks", "[bulk]") {
