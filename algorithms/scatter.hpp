@@ -38,12 +38,12 @@ struct scatter_options {
   /// receives the strategy that ran (stream-ordered). Not written when the call returns another strategy.
   calm::strategy* chosen = nullptr;
   /// Where automatic ends at peer_reduce, each block merges only where a probe of its first tile finds
-  /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp), and
-  /// updates naively elsewhere. 0: every block merges; infinity: none does. Negative (the default):
+  /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp; with
+  /// 8-byte keys or values, repeats of a key per warp, whatever its line), and updates naively
+  /// elsewhere. 0: every block merges; infinity: none does. Negative (the default):
   /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
-  /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB
-  /// (there the probe counts a warp's repeated keys, not repeats on a line); 0 for 8-byte values in a
-  /// larger table, for 8-byte keys and on the host.
+  /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB;
+  /// 0 for 8-byte values in a larger table, for 8-byte keys and on the host.
   /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
 };
