@@ -260,12 +260,14 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
+      // the block level only where the walk reads it (on a table larger than a block the tree does not)
+      bool const reads_block_level = ((reads >> static_cast<int>(feature::block_level)) & 1u) != 0;
       // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {
         auto* const meet = reinterpret_cast<sample_meeting*>(ws);
         auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
         launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
-                      choice_program{&meet->sum, walk, decided, opt.chosen});
+                      choice_program{&meet->sum, walk, decided, opt.chosen}, reads_block_level);
         launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, rule,
                       overlapping(e));
       };

@@ -483,6 +483,18 @@ constexpr calm::tree_node every_group_tree[] = {
     /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_adaptive},
 };
 static_assert(calm::well_formed(every_group_tree), "the test tree is walkable");
+/// A tree that reads no block level (as the hopper tree on tables larger than a block): the sampling
+/// on the device leaves it out.
+constexpr calm::tree_node no_block_level_tree[] = {
+    /*  0 */ {feature::warp_level, 0.2, 1, 4, strategy::automatic},
+    /*  1 */ {feature::clustering, 0.5, 2, 3, strategy::automatic},
+    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+    /*  4 */ {feature::line_share, 0.5, 5, 6, strategy::automatic},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+};
+static_assert(calm::well_formed(no_block_level_tree), "the test tree is walkable");
 constexpr calm::tree_node parent_after_child[] = {
     {feature::warp_level, 0.5, 2, 1, strategy::automatic},
     {feature::log2_bins, 0, -1, -1, strategy::naive},
@@ -569,6 +581,8 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches that split the blocks by their probe
   check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 10.0f);
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::plus, std::uint32_t>(calm::view_of(no_block_level_tree), true, kind, n, bins, false);
+  check_device_choice<calm::plus, float>(calm::view_of(no_block_level_tree), true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
 }

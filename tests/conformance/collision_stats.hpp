@@ -144,6 +144,36 @@ TEST_CASE("collision sampling: the last block finishes once per launch, on every
   CHECK(s.line_share == want.line_share);
 }
 
+TEST_CASE("collision sampling without the block level: every other total as with it, the block level 0", "[stats]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1, 1001, 300007);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size(), n, to_string(kind));
+  auto g = rng(9101 + n + static_cast<int>(kind) * 19);
+  index_t const bins = 70001;
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  buffer<std::uint32_t> dk(keys);
+  calm::collision_sample_options const opt{};
+  auto const plan = calm::detail::plan_sample(dk.data(), n, bins, opt);
+  buffer<calm::detail::sample_meeting> meet(std::vector<calm::detail::sample_meeting>(1));
+  buffer<std::uint32_t> calls(std::vector<std::uint32_t>{0u});
+  buffer<calm::collision_statistics> with(1), without(1);
+  calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0, exec{},
+                              meet.data(), record_finish{&meet.data()->sum, with.data(), calls.data()});
+  calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0, exec{},
+                              meet.data(), record_finish{&meet.data()->sum, without.data(), calls.data()}, false);
+  CHECK(calls.download()[0] == 2u);
+  calm::collision_statistics const a = with.download()[0], b = without.download()[0];
+  check_sampled_levels(a, reference_stats(keys, bins, opt));
+  CHECK(b.block_level == 0.0);
+  CHECK(b.sampled == a.sampled);
+  CHECK(b.out_of_range == a.out_of_range);
+  CHECK(b.warp_level == a.warp_level);
+  CHECK(b.clustering == a.clustering);
+  CHECK(b.line_share == a.line_share);
+  CHECK(meet.download()[0].tickets == 0u);
+}
+
 TEST_CASE("collision_stats: the levels of 000 §3.3 against exact values on the host", "[stats]") {
   using namespace calm_test;
   index_t const n = GENERATE(0, 1, 33, 1001, 65536, 300007);
