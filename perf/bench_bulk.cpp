@@ -425,7 +425,9 @@ void path_case(benchmark::State& state, input in, std::string part) {
     state.SkipWithError("this input is decided without sampling");
     return;
   }
-  unsigned const reach = walk.reachable();
+  unsigned reads = 0;
+  unsigned const reach = walk.reachable(&reads);
+  bool const block_level = ((reads >> static_cast<int>(calm::feature::block_level)) & 1u) != 0;  // as automatic: only where read
   d::sample_plan const plan = d::plan_sample(pk, nn, in.bins, opt.sample);
   backend::device_buffer<calm::strategy> decided(std::vector<calm::strategy>{calm::strategy::automatic});
   std::size_t const meet_bytes = sizeof(d::sample_meeting), totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(d::collision_totals);
@@ -451,10 +453,11 @@ void path_case(benchmark::State& state, input in, std::string part) {
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
     auto* const totals = reinterpret_cast<d::collision_totals*>(ws + meet_bytes + 8);
     if (tag == 0) e.for_each_block(1, 32, 0, d::no_finish{});
-    if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e);
-    if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{});
+    if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, nullptr, d::no_finish{}, block_level);
+    if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{}, block_level);
     if (tag == 2 || tag == 3 || tag == 7)
-      d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr});
+      d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr},
+                       block_level);
     if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, d::overlapping(e));
@@ -541,7 +544,7 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   } else if (set == "path") {  // the parts of the sampled path (path_case), on held-out inputs that sample
     for (auto const& [d, b, ln] : std::vector<std::tuple<std::string, std::uint32_t, int>>{
              {"gauss", 20000, ln - 1}, {"hotset", 20000, ln - 1}, {"runs_short", 20000, ln - 1}, {"sorted", 5000000, ln - 1},
-             {"hotset", 300000, ln - 1}, {"gauss", 20000, ln + 1}})
+             {"hotset", 300000, ln - 1}, {"gauss", 20000, ln + 1}, {"sorted", 300000, ln - 1}, {"runs32", 300000, ln - 1}})
       for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "full_overlap", "chosen", "best"})
         benchmark::RegisterBenchmark(("bulk/path/hist_u32/" + d + "/" + std::to_string(b) + "/" + std::to_string(ln) + "/" + part).c_str(), path_case,
                                      input{"path", "hist_u32", d, b, ln}, part)
