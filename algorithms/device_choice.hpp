@@ -11,6 +11,7 @@
 #include "choose.hpp"
 #include "collision_stats.hpp"
 #include "merge_probe.hpp"
+#include "group_reduce.hpp"
 #include "peer_reduce.hpp"
 #include "workspace.hpp"
 
@@ -63,12 +64,21 @@ struct chosen_program {
 /// peer_reduce, a block merges only where `rule` says its probe finds keys repeated on table lines
 /// (line_probe_bytes of block-local memory). A kernel of its own: compiled in, the probe cost the
 /// kernel without it 2-4 registers on sm_90 (30 to 34: 3 blocks of 512 threads an SM instead of 4).
+/// A counting program over plain keys (one value for every key, no key map: histograms) asks for two
+/// blocks of 1,024 threads an SM, so 32 registers: on sm_90 it fits them without spilling (36-40
+/// otherwise: 3 blocks of 512 an SM instead of 4), and hist_u32 calls of 300,000 entries that
+/// peer_reduce ran 0.4-1.1 us faster (perf/results/cuda-h100-2026-11-26-merge-program-registers.md).
+/// With float values the cap spilled 88-146 bytes and those calls ran 35-50 us slower; with even
+/// binning of floats it spilled 8-14 bytes (not measured): neither asks for it.
 template <class Program, bool Probe = false>
 struct chosen_merge_program {
   strategy const* decided;
   Program program;
   line_merge_rule rule;
-  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
+  static constexpr bool counts_plain_keys = is_same_value<std::decay_t<decltype(std::declval<Program>().values)>>::value &&
+                                            std::is_same<std::decay_t<decltype(std::declval<Program>().key_map)>, identity_key>::value;
+  static constexpr int resident_1024_blocks =
+      resident_1024_blocks_of<Program>::value > 0 ? resident_1024_blocks_of<Program>::value : counts_plain_keys ? 2 : 0;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {

@@ -258,6 +258,20 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the l
   });
 }
 
+// The shared launch asks for 32 registers (two resident blocks of 1,024) only for counting over plain
+// keys, where sm_90 fits them without spilling; weighted and key-mapped programs keep their own.
+namespace calm_test {
+template <class Values, class KeyMap>
+using shared_direct_launch = calm::detail::chosen_merge_program<
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, std::uint32_t, KeyMap>, true>;
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 2,
+              "a histogram's shared launch asks for two resident blocks of 1,024");
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<std::uint32_t const*, calm::detail::identity_key>>::value == 0,
+              "a weighted shared launch asks for nothing");
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::even_bin_key<float>>>::value == 0,
+              "a key-mapped shared launch asks for nothing");
+}  // namespace calm_test
+
 TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
