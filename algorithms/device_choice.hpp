@@ -67,9 +67,10 @@ struct chosen_program {
 /// A counting program over plain keys (one value for every key, no key map: histograms) asks for two
 /// blocks of 1,024 threads an SM, so 32 registers: on sm_90 it fits them without spilling (36-40
 /// otherwise: 3 blocks of 512 an SM instead of 4), and hist_u32 calls of 300,000 entries that
-/// peer_reduce ran 0.4-1.1 us faster (perf/results/cuda-h100-2026-11-26-merge-program-registers.md).
+/// peer_reduce ran 0.6-1.0 us faster (perf/results/cuda-h100-2026-11-26-merge-program-registers.md).
 /// With float values the cap spilled 88-146 bytes and those calls ran 35-50 us slower; with even
-/// binning of floats it spilled 8-14 bytes (not measured): neither asks for it.
+/// binning of floats it spilled 8-14 bytes (not measured): neither asks for it. On HIP the request
+/// becomes the kernel's launch bounds there (not measured on an AMD GPU).
 template <class Program, bool Probe = false>
 struct chosen_merge_program {
   strategy const* decided;
