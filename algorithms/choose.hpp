@@ -200,6 +200,8 @@ struct tree_walk {
     while (nodes[i].left >= 0) i = sampled_value(nodes[i].test, s) <= nodes[i].threshold ? nodes[i].left : nodes[i].right;  // children follow parents
     return nodes[i].leaf;
   }
+  /// Whether the bit set `reads` (of reachable) holds feature f.
+  static constexpr bool reads_feature(unsigned reads, feature f) { return ((reads >> static_cast<int>(f)) & 1u) != 0; }
   /// The strategies the walk may end at, as a bit set (bit s for strategy s); `reads`, if given,
   /// receives the features its tests read (bit f for feature f).
   unsigned reachable(unsigned* reads = nullptr) const {

@@ -265,7 +265,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
       // the block level only where the walk reads it (on a table larger than a block the tree does not)
-      bool const reads_block_level = ((reads >> static_cast<int>(feature::block_level)) & 1u) != 0;
+      bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
       // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {
         auto* const meet = reinterpret_cast<sample_meeting*>(ws);

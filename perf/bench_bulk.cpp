@@ -427,7 +427,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
   }
   unsigned reads = 0;
   unsigned const reach = walk.reachable(&reads);
-  bool const block_level = ((reads >> static_cast<int>(calm::feature::block_level)) & 1u) != 0;  // as automatic: only where read
+  bool const block_level = calm::tree_walk::reads_feature(reads, calm::feature::block_level);  // as automatic: only where read
   d::sample_plan const plan = d::plan_sample(pk, nn, in.bins, opt.sample);
   backend::device_buffer<calm::strategy> decided(std::vector<calm::strategy>{calm::strategy::automatic});
   std::size_t const meet_bytes = sizeof(d::sample_meeting), totals_bytes = static_cast<std::size_t>(plan.groups) * sizeof(d::collision_totals);
