@@ -11,7 +11,9 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
+#include "group_reduce.hpp"
 #include "key_map.hpp"
+#include "line_merge_rule.hpp"
 #include "private_table.hpp"
 
 namespace calm {
@@ -69,6 +71,7 @@ namespace detail {
 /// writes its own (no clearing, no device atomics); statistics_of sums them.
 struct collision_totals {
   std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, lines;
+  std::uint64_t line_repeats, line_warps;  ///< line_repeats' two counts (0 unless merge_lines asks for them)
 };
 constexpr std::uint64_t collision_fixed_one = std::uint64_t(1) << 20;
 /// Distinct keys are counted in a bitset of one bit per table entry, up to 2^20 bits (128 KiB, cleared
@@ -86,6 +89,7 @@ struct add_totals {
   CALM_HD collision_totals operator()(collision_totals a, collision_totals const& b) const {
     a.warp_sum += b.warp_sum, a.warps += b.warps, a.block_sum += b.block_sum, a.blocks += b.blocks, a.distinct += b.distinct;
     a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled, a.lines += b.lines;
+    a.line_repeats += b.line_repeats, a.line_warps += b.line_warps;
     return a;
   }
 };
@@ -115,6 +119,17 @@ struct no_finish {
   CALM_HD void operator()(Block const&) const {}
 };
 
+/// How a sampling counts line_repeats for line_merge_rule: as a direct scatter's warps meet the keys,
+/// lanes `vec` keys apart (its loads of vec keys: 4 or 1), over lines of `line_entries` table entries
+/// (table_line_entries, or 1 to count a warp's repeated keys). vec 0: not counted.
+struct merge_lines {
+  int vec = 0;
+  index_t line_entries = table_line_entries;
+};
+
+/// The line repeats a sampling's summed totals hold.
+CALM_HD inline line_repeats line_repeats_of(collision_totals const& t) { return {t.line_repeats, t.line_warps}; }
+
 /// Where the blocks of a sampling finished on the device meet: the sum of their groups' totals and the
 /// tickets they took. Zero before the launch; the last block leaves it zero again.
 struct sample_meeting {
@@ -141,10 +156,14 @@ struct collision_sample_program {
   /// on an H100, measured with and without it). Off, the group's block_sum and blocks are 0: for a
   /// choice whose walk does not read the block level (bulk_scatter).
   bool block_level = true;
+  /// The line repeats of a direct scatter (line_merge_rule), where lines.vec > 0: for a choice that may
+  /// end at peer_reduce or naive (bulk_scatter).
+  merge_lines lines_of = {};
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
-  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, last, counters_used };
+  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, merge_repeats, merge_warps, last, counters_used };
+  static_assert(counters_used * sizeof(std::uint32_t) <= 64, "the counters fit the 64 bytes sample_block_bytes gives them");
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -216,6 +235,25 @@ struct collision_sample_program {
       });
     });
     blk.sync();
+    // the line repeats of a direct scatter's warps: the group's keys in stretches of W * vec, warp
+    // s * vec + j taking keys j, j + vec, ... of stretch s, as a direct scatter's warp meets them
+    if (lines_of.vec > 0) blk.for_each_warp([&](auto const& w, auto t) {
+      constexpr int lanes = std::decay_t<decltype(w)>::size;
+      int const vec = lines_of.vec;
+      index_t const entries = lines_of.line_entries;
+      auto const at = map([vec](int tt) { return tt / (lanes * vec) * (lanes * vec) + tt % lanes * vec + tt / lanes % vec; }, t);
+      auto const inside = map([items](int a) { return a < items; }, at);
+      auto const key = select(inside, load(w, skeys, select(inside, at, 0)), index_t(-1));
+      when(w, key >= 0, [&](auto const& u) {
+        auto const group = map([](auto g) { return static_cast<int>(g); }, popc(u, match_any(u, key)));
+        auto const line = match_any(u, map([entries](index_t kk) { return kk / entries; }, key));
+        auto const most = reduce_peers(u, max{}, line, group);  // the line's lowest lane holds its most
+        when(u, (line & lanes_lt(u)) == decltype(line)(0), [&](auto const& f) {
+          atomic_update(f, plus{}, scope::block_local{}, c + merge_repeats, map([](int m) { return static_cast<std::uint32_t>(m - 1); }, most));
+        });
+        when(u, elect_leader(u), [&](auto const& l) { add(l, merge_warps, 1); });
+      });
+    });
     // the block's maximal collision factor: each lane counts its key among the group's keys
     if (block_level) blk.for_each_warp([&](auto const& w, auto t) {
       auto const mine = load(w, skeys, t);
@@ -246,6 +284,8 @@ struct collision_sample_program {
         r.sampled = c[sampled];
         r.out_of_range = c[out_of_range];
         r.lines = c[lines];
+        r.line_repeats = c[merge_repeats];
+        r.line_warps = c[merge_warps];
         if (m == nullptr) {
           *tot = r;
           return;
@@ -257,6 +297,7 @@ struct collision_sample_program {
         into(sum.warp_sum, r.warp_sum), into(sum.warps, r.warps), into(sum.block_sum, r.block_sum), into(sum.blocks, r.blocks);
         into(sum.distinct, r.distinct), into(sum.repeats, r.repeats), into(sum.adjacent, r.adjacent);
         into(sum.out_of_range, r.out_of_range), into(sum.sampled, r.sampled), into(sum.lines, r.lines);
+        into(sum.line_repeats, r.line_repeats), into(sum.line_warps, r.line_warps);
         fence(l, scope::device{});  // this group's sums before its ticket
         auto const before = atomic_fetch_update(l, plus{}, scope::device{}, &m->tickets, std::uint64_t(1));
         store(l, c, int(last), map([ngroups](std::uint64_t b) { return std::uint32_t(index_t(b) + 1 == ngroups); }, before));
@@ -305,14 +346,14 @@ inline std::size_t sample_block_bytes(sample_plan const& p) { return static_cast
 /// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. With a meeting place
 /// `meet` (zero, and zero again when the launch ends), the groups' totals are summed there instead and
 /// the last block to finish runs finish(blk) on the sum. The block level is left out (0) unless
-/// block_level. Asynchronous on a GPU.
+/// block_level; line repeats are counted where lines.vec > 0. Asynchronous on a GPU.
 template <class K, class KeyMap, class Exec, class Finish = no_finish>
 void launch_sample(K const* keys, index_t n, index_t bins, sample_plan const& p, KeyMap const& key_map, collision_totals* totals,
                    std::uint32_t* bitset, index_t bits, Exec const& ex, sample_meeting* meet = nullptr, Finish const& finish = {},
-                   bool block_level = true) {
+                   bool block_level = true, merge_lines lines = {}) {
   ex.for_each_block(p.groups, static_cast<int>(p.block_items), sample_block_bytes(p),
                     collision_sample_program<K, KeyMap, Finish>{keys, n, bins, p.groups, p.stride, static_cast<int>(p.block_items), bits, totals,
-                                                                bitset, key_map, meet, finish, block_level});
+                                                                bitset, key_map, meet, finish, block_level, lines});
 }
 
 /// collision_stats with the keys mapped to table indices by key_map: sampled on the device, the

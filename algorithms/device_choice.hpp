@@ -10,7 +10,7 @@
 #include "../core/launch.hpp"
 #include "choose.hpp"
 #include "collision_stats.hpp"
-#include "merge_probe.hpp"
+#include "line_merge_rule.hpp"
 #include "group_reduce.hpp"
 #include "peer_reduce.hpp"
 #include "workspace.hpp"
@@ -21,18 +21,21 @@ namespace detail {
 /// The automatic choice finished on the device, by the sampling's last block (the finish of
 /// launch_sample, which has summed the groups' totals at `sum`; no launch of its own): one lane turns
 /// the sum into statistics (statistics_of, as the host does), walks the rest of the tree and writes the
-/// strategy to `decided`, and to `report` if given.
+/// strategy to `decided`, and to `report` if given. Where the walk ends at peer_reduce and `rule` says
+/// the sampled line repeats do not merge (the sampling counted them: merge_lines), naive instead.
 struct choice_program {
   collision_totals const* sum = nullptr;
   tree_walk walk;
   strategy* decided = nullptr;
   strategy* report = nullptr;
+  line_merge_rule rule = {};  ///< 0: peer_reduce stays
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     blk.for_each_warp([&](auto const& w, auto t) {
       when(w, t == 0, [&](auto const&) {
-        strategy const s = walk.finish(statistics_of(sum, 1));
+        strategy s = walk.finish(statistics_of(sum, 1));
+        if (s == strategy::peer_reduce && !rule.merges(line_repeats_of(*sum))) s = strategy::naive;
         *decided = s;
         if (report != nullptr) *report = s;
       });
@@ -60,10 +63,8 @@ struct chosen_program {
 /// A direct scatter program whose warp strategy is a peer_reduce_if (`strategy`), run if the strategy
 /// at `decided` is naive or peer_reduce, and else ended at once. Both direct scatters in one launch:
 /// on an H100 each launch behind the choice that is not chosen costs 1.2 to 1.4 us
-/// (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md). Probe: where the choice is
-/// peer_reduce, a block merges only where `rule` says its probe finds keys repeated on table lines
-/// (line_probe_bytes of block-local memory). A kernel of its own: compiled in, the probe cost the
-/// kernel without it 2-4 registers on sm_90 (30 to 34: 3 blocks of 512 threads an SM instead of 4).
+/// (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md). Which of the two runs the choice has
+/// said, line rule included (choice_program): the blocks probe nothing.
 /// A counting program over plain keys (one value for every key, no key map: histograms) asks for two
 /// blocks of 1,024 threads an SM, so 32 registers: on sm_90 it fits them without spilling (36-40
 /// otherwise: 3 blocks of 512 an SM instead of 4), and hist_u32 calls of 300,000 entries that
@@ -71,11 +72,10 @@ struct chosen_program {
 /// With float values the cap spilled 88-146 bytes and those calls ran 35-50 us slower; with even
 /// binning of floats it spilled 8-14 bytes (not measured): neither asks for it. On HIP the request
 /// becomes the kernel's launch bounds there (not measured on an AMD GPU).
-template <class Program, bool Probe = false>
+template <class Program>
 struct chosen_merge_program {
   strategy const* decided;
   Program program;
-  line_merge_rule rule;
   static constexpr bool counts_plain_keys = is_same_value<std::decay_t<decltype(std::declval<Program>().values)>>::value &&
                                             std::is_same<std::decay_t<decltype(std::declval<Program>().key_map)>, identity_key>::value;
   static constexpr int resident_1024_blocks =
@@ -87,52 +87,9 @@ struct chosen_merge_program {
     if (s != strategy::naive && s != strategy::peer_reduce) return;
     Program p = program;
     p.strategy.merge = s == strategy::peer_reduce;
-    if constexpr (Probe) p.strategy.merge = p.strategy.merge && program.merges_under(blk, rule, table_line_entries);
     p(blk);
   }
 };
-
-/// One of two launches of a direct scatter behind the choice, where the choice may end at naive or
-/// peer_reduce and `rule` probes (for 8-byte keys or values, which do not share one launch: launch_chosen):
-/// `program` merges (its Strategy is peer_reduce) or not (naive). Where the choice is naive only the
-/// naive launch works; where it is peer_reduce each block probes its first tile in both launches
-/// and works in the one that matches merges_under. Both launches must have one grid and block shape,
-/// so that a block probes the same tile in each and every tile is scattered once.
-template <class Program>
-struct chosen_split_program {
-  strategy const* decided;
-  Program program;
-  line_merge_rule rule;
-  index_t line_entries;
-  static constexpr bool merges = std::is_same<std::decay_t<decltype(std::declval<Program>().strategy)>, peer_reduce>::value;
-  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
-
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    strategy const s = *decided;
-    if (s == strategy::naive) {
-      if constexpr (!merges) program(blk);
-      return;
-    }
-    if (s == strategy::peer_reduce && program.merges_under(blk, rule, line_entries) == merges) program(blk);
-  }
-};
-
-/// The two launches of chosen_split_program, for the naive program `plain` and the peer_reduce program
-/// `merged`, at most `threads` threads a block: one grid and block shape for both, which the split needs
-/// (a block probes the same tile in each), the larger of their resident grids, so that neither runs below
-/// its occupancy.
-template <class Plain, class Merged, class Exec>
-void launch_split(strategy const* decided, index_t blocks, int threads, Plain const& plain, Merged const& merged, line_merge_rule rule,
-                  index_t line_entries, Exec const& ex) {
-  chosen_split_program<Plain> const a{decided, plain, rule, line_entries};
-  chosen_split_program<Merged> const b{decided, merged, rule, line_entries};
-  ex.resident_blocks(blocks, threads, line_probe_bytes, a);  // lowers threads to what a allows
-  index_t const grid_b = ex.resident_blocks(blocks, threads, line_probe_bytes, b);  // and b: both allow them
-  index_t const grid = std::max(ex.resident_blocks(blocks, threads, line_probe_bytes, a), grid_b);
-  ex.for_each_block(grid, threads, line_probe_bytes, a);
-  ex.for_each_block(grid, threads, line_probe_bytes, b);
-}
 
 template <class Program>
 chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program) {

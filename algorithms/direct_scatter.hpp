@@ -6,7 +6,6 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
-#include "merge_probe.hpp"
 #include "privatize.hpp"
 
 namespace calm {
@@ -31,15 +30,6 @@ struct direct_scatter_program {
       auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
       when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });
     });
-  }
-
-  /// Whether this block merges under `rule` (line_merge_rule::merges): its probe (probe_lines, over
-  /// lines of `line_entries` entries, in line_probe_bytes of block-local scratch) finds more repeats
-  /// than the rule asks, or it has nothing to probe. Every thread gets the same answer.
-  template <class Block>
-  CALM_HD bool merges_under(Block const& blk, line_merge_rule rule, index_t line_entries) const {
-    if (!(rule.min_line_repeats > 0.0f)) return true;
-    return probe_lines<Vec>(blk, keys, n, key_map, line_entries, blk.template scratch<unsigned char>(), [rule](line_probe p) { return rule.merges(p); });
   }
 };
 

@@ -37,10 +37,11 @@ struct scatter_options {
   /// the device (no wait) and the call returns strategy::automatic; a device location given here then
   /// receives the strategy that ran (stream-ordered). Not written when the call returns another strategy.
   calm::strategy* chosen = nullptr;
-  /// Where automatic ends at peer_reduce, each block merges only where a probe of its first tile finds
-  /// more than this many repeats of a key on a table line (128 bytes) per warp (merge_probe.hpp; with
-  /// 8-byte keys or values, repeats of a key per warp, whatever its line), and updates naively
-  /// elsewhere. 0: every block merges; infinity: none does. Negative (the default):
+  /// Where automatic ends at peer_reduce on the device (sampled) and could end at naive, it keeps
+  /// peer_reduce only where the sampled warps, laid out as the direct scatter meets the keys, repeat a
+  /// key on a table line (128 bytes) more than this many times per warp (line_merge_rule.hpp; with
+  /// 8-byte keys or values, repeats of a key per warp, whatever its line), and runs naive elsewhere.
+  /// 0: always peer_reduce; infinity: naive. Negative (the default):
   /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
   /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB;
   /// 0 for 8-byte values in a larger table, for 8-byte keys and on the host.
@@ -101,9 +102,29 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
+/// Whether naive and peer_reduce behind a choice share one launch (launch_chosen): keys and values of at
+/// most 4 bytes.
+template <class K, class T>
+constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
+
+/// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`
+/// (none where the rule is 0, or in a set_scatter order, which launch_chosen does not merge-probe):
+/// as the direct scatter of launch_chosen meets the keys (its load form), on 128-byte lines for keys
+/// and values of at most 4 bytes, else a warp's repeated keys (lines of one entry): with 8-byte values
+/// COO rows of 16 keys and more put a warp's few rows on one line, where only the longest counts, and
+/// fell below 10 (naive ran them 1.4x slower, over lines of 16 doubles in
+/// cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1 to 8 keys, where
+/// naive is faster, repeat about 8.6 keys a warp either way.
+template <class Exec, class K, class VS, class T>
+merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, VS const& vals, index_t const* order) {
+  if (!(rule.min_line_repeats > 0.0f) || order != nullptr || !reaches(reach, strategy::naive) || !reaches(reach, strategy::peer_reduce)) return {};
+  int const vec = load_form_of<Exec>(keys, vals) == load_form::chunks ? vec_of<load_form::chunks> : vec_of<load_form::items>;
+  return {vec, one_direct_launch<K, T> ? table_line_entries : index_t(1)};
+}
+
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
-/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program, or with 8-byte
-/// keys or values under a line rule split the blocks, chosen_split_program): the blocks of a
+/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program, where keys and
+/// values have at most 4 bytes): the blocks of a
 /// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
@@ -112,7 +133,7 @@ constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_ca
 /// halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
-                   index_t bins, KeyMap const& key_map, bool counting, line_merge_rule rule, Exec const& ex) {
+                   index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
   auto const has = [reach](strategy s) { return reaches(reach, s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
     ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program));
@@ -122,27 +143,13 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // at most 4 bytes: with 8-byte values the program with both merges spilled on sm_90 (208 bytes of
   // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
-  // against 37, 4 blocks an SM against 3). With 8-byte keys or values under a line rule (not the
-  // default: resolved) the two launches split the blocks by their probe (chosen_split_program, of a
-  // warp's repeated keys, launch_split).
-  constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
+  // against 37, 4 blocks an SM against 3). The line rule (line_merge_rule) is the choice's: the
+  // launches read naive or peer_reduce at `decided` and probe nothing.
   auto const direct = [&](index_t blocks, auto const& make) {
-    if (has(strategy::naive) && has(strategy::peer_reduce)) {
-      if constexpr (one_direct_launch) {
+    if constexpr (one_direct_launch<K, T>) {
+      if (has(strategy::naive) && has(strategy::peer_reduce)) {
         auto const program = make(peer_reduce_if{});
-        using program_t = std::decay_t<decltype(program)>;
-        if (rule.min_line_repeats > 0.0f)
-          ex.for_each_resident_block(blocks, direct_threads, line_probe_bytes, chosen_merge_program<program_t, true>{decided, program, rule});
-        else
-          ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<program_t>{decided, program, rule});
-        return;
-      } else if (rule.min_line_repeats > 0.0f) {
-        // With 8-byte values the probe counts a warp's repeated keys (lines of one entry), not repeats
-        // on 128-byte lines: COO rows of 16 keys and more put a warp's few rows on one line, where
-        // only the longest counts, and fell below 10 (naive ran them 1.4x slower, over lines of 16
-        // doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1
-        // to 8 keys, where naive is faster, repeat about 8.6 keys a warp either way.
-        launch_split(decided, blocks, direct_threads, make(naive{}), make(peer_reduce{}), rule, index_t(1), ex);
+        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program});
         return;
       }
     }
@@ -266,19 +273,21 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
       // the block level only where the walk reads it (on a table larger than a block the tree does not)
       bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
+      // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the finish
+      merge_lines const lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);
+      line_merge_rule const device_rule = lines.vec > 0 ? rule : line_merge_rule{};
       // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {
         auto* const meet = reinterpret_cast<sample_meeting*>(ws);
         auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
         launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
-                      choice_program{&meet->sum, walk, decided, opt.chosen}, reads_block_level);
-        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, rule,
-                      overlapping(e));
+                      choice_program{&meet->sum, walk, decided, opt.chosen, device_rule}, reads_block_level, lines);
+        launch_chosen(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, shape.counting, overlapping(e));
       };
       auto const make_key = [&] {
         launch_key key = launch_key::of<Op, K, decltype(vals), T, KeyMap, Exec>();
         key.add(keys).add(vals).add(opt.order).add(n).add(table).add(bins).add(key_map).add(opt.chosen).add(plan).add(reach).add(walk.size);
-        key.add(rule.min_line_repeats);
+        key.add(device_rule.min_line_repeats).add(lines.vec).add(lines.line_entries);
         for (int i = 0; i < walk.size; ++i)
           key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
         return key;

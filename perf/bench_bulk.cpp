@@ -447,26 +447,31 @@ void path_case(benchmark::State& state, input in, std::string part) {
                   : part == "best"          ? 5
                   : part == "full_overlap"  ? 7
                                             : 6;  // sample_meet
-  calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family);  // automatic's default
+  // automatic's default line rule, counted by the sampling and applied by the choice as automatic does
+  calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family, sizeof(std::uint32_t), sizeof(T),
+                                                                     static_cast<std::uint64_t>(in.bins) * sizeof(T));
+  d::merge_lines const lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
+  calm::line_merge_rule const device_rule = lines.vec > 0 ? rule : calm::line_merge_rule{};
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
     auto* const totals = reinterpret_cast<d::collision_totals*>(ws + meet_bytes + 8);
     if (tag == 0) e.for_each_block(1, 32, 0, d::no_finish{});
-    if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, nullptr, d::no_finish{}, block_level);
-    if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{}, block_level);
+    if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, nullptr, d::no_finish{}, block_level, lines);
+    if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{}, block_level, lines);
     if (tag == 2 || tag == 3 || tag == 7)
-      d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr},
-                       block_level);
-    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
+      d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet,
+                       d::choice_program{&meet->sum, walk, made, nullptr, device_rule}, block_level, lines);
+    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
-      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, d::overlapping(e));
-    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
-    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, rule, e);
+      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
   };
   auto const make_key = [&] {
     calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();
-    key.add(pk).add(nn).add(table.data()).add(in.bins).add(tag).add(decided.data());
+    // the choice and reach too: inputs of one size share the key buffer, and "best" launches the choice alone
+    key.add(pk).add(nn).add(table.data()).add(in.bins).add(tag).add(decided.data()).add(choice).add(reach);
     return key;
   };
   try {

@@ -77,109 +77,6 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   CHECK(skipped.download()[0] == (n > 0 && bins > 0 ? outside : 0u));
 }
 
-/// Each block's probe_line_repeats and the first chunk it probed, written to out[block] and base[block].
-template <int Vec>
-struct line_probe_program {
-  std::uint32_t const* keys;
-  index_t n;
-  index_t line_entries;
-  float* out;
-  index_t* base;
-
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    float const r = calm::detail::probe_line_repeats<Vec>(blk, keys, n, calm::detail::identity_key{}, line_entries, blk.template scratch<unsigned char>());
-    index_t const first = calm::detail::first_tile_chunk(blk, n / Vec);
-    index_t const b = blk.index();
-    blk.for_each_warp([&](auto const& w, auto t) {
-      calm::when(w, t == 0, [&](auto const& l) {
-        auto const at = calm::map([b](int) { return b; }, t);
-        calm::store(l, out, at, r);
-        calm::store(l, base, at, first);
-      });
-    });
-  }
-};
-
-/// probe_line_repeats from the host: over the warps of `threads` threads (W each, the last ragged) of
-/// the tile whose first chunk is `base`, thread t probing key (base + t) Vec where that chunk exists:
-/// per warp and table line, the most threads on one key less one, summed, over the warps with a key.
-inline float line_repeats_reference(std::vector<std::uint32_t> const& keys, int vec, index_t base, int threads, int w, index_t line_entries) {
-  index_t const chunks = static_cast<index_t>(keys.size()) / vec;
-  if (base < 0) return -1.0f;
-  std::uint64_t repeats = 0, warps = 0;
-  for (int first = 0; first < threads; first += w) {
-    std::map<index_t, std::map<std::uint32_t, int>> lines;  // line -> key -> threads
-    for (int t = first; t < std::min(threads, first + w); ++t)
-      if (base + t < chunks) {
-        std::uint32_t const k = keys[static_cast<std::size_t>((base + t) * vec)];
-        ++lines[static_cast<index_t>(k) / line_entries][k];
-      }
-    if (lines.empty()) continue;
-    ++warps;
-    for (auto const& [line, counts] : lines) {
-      int most = 0;
-      for (auto const& kc : counts) most = std::max(most, kc.second);
-      repeats += static_cast<std::uint64_t>(most - 1);
-    }
-  }
-  return warps > 0 ? static_cast<float>(repeats) / static_cast<float>(warps) : -1.0f;
-}
-
-template <int Vec>
-void check_line_probe(keys_kind kind, index_t n, int threads, index_t line_entries) {
-  auto g = rng(6007 + static_cast<int>(kind) * 31 + n + threads + Vec);
-  index_t const bins = kind == keys_kind::one ? 1 : 70001;
-  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, false);
-  buffer<std::uint32_t> dk(keys);
-  index_t const blocks = 5;
-  buffer<float> out(std::vector<float>(blocks, -7.0f));
-  buffer<index_t> base(std::vector<index_t>(blocks, -7));
-  exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes, line_probe_program<Vec>{dk.data(), n, line_entries, out.data(), base.data()});
-  synchronize();
-  auto const r = out.download();
-  auto const b = base.download();
-  index_t const chunks = n / Vec, tile = static_cast<index_t>(threads) * calm::detail::loads_in_flight;
-  for (index_t i = 0; i < blocks; ++i) {
-    INFO(to_string(kind) << ", n " << n << ", threads " << threads << ", Vec " << Vec << ", line " << line_entries << ", block " << i << ", first chunk " << b[i]);
-    CHECK((b[i] == -1 || (b[i] >= 0 && b[i] < chunks && b[i] % tile == 0)));
-    CHECK(r[i] == line_repeats_reference(keys, Vec, b[i], threads, warp_size(), line_entries));
-  }
-}
-
-/// One side of chosen_split_program with the probe of the direct scatter `direct`: where the side
-/// works, it marks its block in `worked` and scatters nothing.
-template <class Direct, class Strategy>
-struct split_side_program {
-  Direct direct;
-  Strategy strategy;  // what chosen_split_program reads: naive or peer_reduce
-  int* worked;
-
-  template <class Block>
-  CALM_HD bool merges_under(Block const& blk, calm::line_merge_rule rule, index_t line_entries) const {
-    return direct.merges_under(blk, rule, line_entries);
-  }
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    index_t const b = blk.index();
-    blk.for_each_warp([&](auto const& w, auto t) {
-      calm::when(w, t == 0, [&](auto const& l) { calm::store(l, worked, calm::map([b](int) { return b; }, t), 1); });
-    });
-  }
-};
-
-/// n keys into `bins` in spans of `span`, each span drawn at random: one key throughout (31 repeats a
-/// warp), keys `prime` apart (none), or keys of `kind`.
-inline std::vector<std::uint32_t> mixed_span_keys(std::size_t n, index_t bins, std::size_t span, keys_kind kind, std::mt19937_64& g) {
-  auto keys = table_keys<std::uint32_t>(n, kind, bins, g, false);
-  for (std::size_t first = 0; first < n; first += span) {
-    unsigned const pick = static_cast<unsigned>(g() % 3);
-    for (std::size_t i = first; i < std::min(n, first + span) && pick < 2; ++i)
-      keys[i] = static_cast<std::uint32_t>(pick == 0 ? first % static_cast<std::size_t>(bins) : (i * 7919) % static_cast<std::size_t>(bins));
-  }
-  return keys;
-}
-
 /// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
 /// T values, K keys): decided naive or peer_reduce, the table against the sequential reference; decided
 /// privatize (which these launches do not hold), the table as it was.
@@ -204,17 +101,6 @@ void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, 
 }
 
 }  // namespace calm_test
-
-TEST_CASE("probe_line_repeats: a warp's repeats of a key on a table line, against the host's count", "[bulk]") {
-  using namespace calm_test;
-  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
-  index_t const n = GENERATE(0, 3, 1001, 40003);
-  int const threads = GENERATE(32, 100, 512);
-  CAPTURE(name, warp_size());
-  check_line_probe<1>(kind, n, threads, 32);
-  check_line_probe<4>(kind, n, threads, 32);
-  check_line_probe<4>(kind, n, threads, 1);  // one key a line: the warp's largest groups less one
-}
 
 TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys, and for 8-byte values above 16 MiB of table) and 0 on the host", "[bulk]") {
   using calm::device_family;
@@ -241,20 +127,18 @@ TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU
   }
 }
 
-TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the line rule says, the table is right either way", "[bulk]") {
+TEST_CASE("automatic's shared naive/peer_reduce launch: it runs the one decided, the table is right either way", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 3, 1001, 40003);
-  float const min_repeats = GENERATE(0.0f, 0.5f, 10.0f, 1e9f);
-  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  CAPTURE(name, warp_size(), to_string(kind), n);
   check_chosen_direct<float>(kind, n, 4243, "shared naive/peer_reduce launch", [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals,
                                                                                    float* table, index_t bins) {
     auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, keys, vals, n, table, bins, calm::detail::identity_key{},
                                                                                        calm::peer_reduce_if{});
     using program_t = std::decay_t<decltype(program)>;
     exec{}.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks),
-                                   calm::detail::direct_threads, calm::detail::line_probe_bytes,
-                                   calm::detail::chosen_merge_program<program_t, true>{decided, program, calm::line_merge_rule{min_repeats}});
+                                   calm::detail::direct_threads, 0, calm::detail::chosen_merge_program<program_t>{decided, program});
   });
 }
 
@@ -263,7 +147,7 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: blocks merge where the l
 namespace calm_test {
 template <class Values, class KeyMap>
 using shared_direct_launch = calm::detail::chosen_merge_program<
-    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, std::uint32_t, KeyMap>, true>;
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, std::uint32_t, KeyMap>>;
 static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 2,
               "a histogram's shared launch asks for two resident blocks of 1,024");
 static_assert(calm::resident_1024_blocks_of<shared_direct_launch<std::uint32_t const*, calm::detail::identity_key>>::value == 0,
@@ -272,94 +156,79 @@ static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_valu
               "a key-mapped shared launch asks for nothing");
 }  // namespace calm_test
 
-TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
+TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: the one decided runs, the other ends at once", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 3, 1001, 40003);
-  float const min_repeats = GENERATE(0.5f, 4.0f, 10.0f, 1e9f);
-  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  CAPTURE(name, warp_size(), to_string(kind), n);
   unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
   check_chosen_direct<double>(kind, n, 4271, "two naive/peer_reduce launches", [&](calm::strategy const* decided, std::uint32_t const* keys, double const* vals,
                                                                                   double* table, index_t bins) {
     if (n > 0)  // bulk calls launch nothing for n = 0
-      calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false,
-                                  calm::line_merge_rule{min_repeats}, exec{});
+      calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
   });
 }
 
-TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte values: blocks split by the line rule, each tile scattered once", "[bulk]") {
+TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte values: the one decided runs, the other ends at once", "[bulk]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 3, 1001, 40003);
-  float const min_repeats = GENERATE(0.5f, 10.0f);
-  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
+  CAPTURE(name, warp_size(), to_string(kind), n);
   unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
   check_chosen_direct<float, std::uint64_t>(kind, n, 4283, "two naive/peer_reduce launches, 8-byte keys",
                                             [&](calm::strategy const* decided, std::uint64_t const* keys, float const* vals, float* table, index_t bins) {
                                               if (n > 0)  // bulk calls launch nothing for n = 0
                                                 calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins,
-                                                                            calm::detail::identity_key{}, false, calm::line_merge_rule{min_repeats}, exec{});
+                                                                            calm::detail::identity_key{}, false, exec{});
                                             });
 }
 
-TEST_CASE("chosen_split_program: each block works in one of the two launches, the one its probe picks", "[bulk]") {
+TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decided, and else ends at once", "[bulk]") {
   using namespace calm_test;
-  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
-  index_t const n = GENERATE(3, 1001, 200003);
-  float const min_repeats = GENERATE(0.5f, 10.0f);
-  CAPTURE(name, warp_size(), to_string(kind), n, min_repeats);
-  auto g = rng(4289 + static_cast<int>(kind) * 7 + n);
-  index_t const bins = 70001, blocks = 7;
-  int const threads = 512;
-  auto const keys = mixed_span_keys(static_cast<std::size_t>(n), bins, static_cast<std::size_t>(threads), kind, g);
+  keys_kind const kind = GENERATE(keys_kind::runs, keys_kind::uniform_many);
+  index_t const n = GENERATE(1001, 40003);
+  bool const counting = GENERATE(false, true);
+  CAPTURE(name, warp_size(), to_string(kind), n, counting);
+  auto g = rng(4297 + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 4099;
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+  if (counting) std::fill(vals.begin(), vals.end(), 1.0f);
+  auto const init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
   buffer<std::uint32_t> dk(keys);
-  buffer<float> table(std::vector<float>(static_cast<std::size_t>(bins), 0.0f));
-  auto const direct = calm::detail::direct_program<calm::detail::load_form::items>(calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
-                                                                                   calm::constant(1.0f), n, table.data(), bins, calm::detail::identity_key{},
-                                                                                   calm::naive{});
-  // each block's first probed chunk, as the launches see it
-  buffer<float> probed(std::vector<float>(blocks, -7.0f));
-  buffer<index_t> base(std::vector<index_t>(blocks, -7));
-  exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes, line_probe_program<1>{dk.data(), n, 32, probed.data(), base.data()});
-  synchronize();
-  auto const b = base.download();
-  calm::line_merge_rule const rule{min_repeats};
-  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
-    INFO("decided " << calm::to_string(s));
-    buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
-    buffer<int> plain(std::vector<int>(blocks, 0)), merged(std::vector<int>(blocks, 0));
-    using naive_side = split_side_program<std::decay_t<decltype(direct)>, calm::naive>;
-    using peer_side = split_side_program<std::decay_t<decltype(direct)>, calm::peer_reduce>;
-    exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes,
-                          calm::detail::chosen_split_program<naive_side>{decided.data(), naive_side{direct, {}, plain.data()}, rule, 32});
-    exec{}.for_each_block(blocks, threads, calm::detail::line_probe_bytes,
-                          calm::detail::chosen_split_program<peer_side>{decided.data(), peer_side{direct, {}, merged.data()}, rule, 32});
-    synchronize();
-    auto const a = plain.download(), m = merged.download();
-    for (index_t i = 0; i < blocks; ++i) {
-      float const r = line_repeats_reference(keys, 1, b[i], threads, warp_size(), 32);
-      bool const merges = r < 0.0f || r > min_repeats;
-      INFO("block " << i << ", first chunk " << b[i] << ", repeats per warp " << r);
-      CHECK(a[i] == (s == calm::strategy::naive || (s == calm::strategy::peer_reduce && !merges) ? 1 : 0));
-      CHECK(m[i] == (s == calm::strategy::peer_reduce && merges ? 1 : 0));
+  buffer<float> dv(vals);
+  for (calm::strategy only : {calm::strategy::naive, calm::strategy::peer_reduce})
+    for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce}) {
+      INFO("reach " << calm::to_string(only) << ", decided " << calm::to_string(s));
+      buffer<float> table(init);
+      buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+      unsigned const reach = 1u << static_cast<int>(only);
+      calm::strategy const* d = decided.data();
+      if (counting)
+        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), calm::detail::as_value_source<float>(calm::constant(1.0f)),
+                                    nullptr, n, table.data(), bins, calm::detail::identity_key{}, true, exec{});
+      else
+        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), static_cast<float const*>(dv.data()), nullptr, n,
+                                    table.data(), bins, calm::detail::identity_key{}, false, exec{});
+      synchronize();
+      if (s == only) verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "the one strategy in reach, decided");
+      else require_equal(table.download(), init, "the one strategy in reach, not decided");
     }
-  }
-  require_equal(table.download(), std::vector<float>(static_cast<std::size_t>(bins), 0.0f), "the table (the sides scatter nothing)");
 }
 
-TEST_CASE("line_merge_rule::merges: more repeats per warp than the rule, or nothing probed", "[bulk]") {
+TEST_CASE("line_merge_rule::merges: more repeats per warp than the rule, or nothing counted", "[bulk]") {
   using calm::line_merge_rule;
-  using calm::detail::line_probe;
-  CHECK(!line_merge_rule{10.0f}.merges(line_probe{20, 2}));  // 10 a warp is not more than 10
-  CHECK(line_merge_rule{10.0f}.merges(line_probe{21, 2}));
-  CHECK(line_merge_rule{10.0f}.merges(line_probe{0, 0}));  // nothing probed
-  CHECK(line_merge_rule{0.0f}.merges(line_probe{0, 16}));
-  CHECK(!line_merge_rule{0.5f}.merges(line_probe{1, 2}));
-  CHECK(line_merge_rule{0.5f}.merges(line_probe{2, 3}));
-  CHECK(!line_merge_rule{1e9f}.merges(line_probe{31 * 32, 32}));
-  CHECK(!line_merge_rule{std::numeric_limits<float>::infinity()}.merges(line_probe{63 * 16, 16}));
-  CHECK(line_probe{0, 0}.per_warp() == -1.0f);
-  CHECK(line_probe{21, 2}.per_warp() == 10.5f);
+  using counted = calm::detail::line_repeats;
+  CHECK(!line_merge_rule{10.0f}.merges(counted{20, 2}));  // 10 a warp is not more than 10
+  CHECK(line_merge_rule{10.0f}.merges(counted{21, 2}));
+  CHECK(line_merge_rule{10.0f}.merges(counted{0, 0}));  // nothing counted
+  CHECK(line_merge_rule{0.0f}.merges(counted{0, 16}));
+  CHECK(!line_merge_rule{0.5f}.merges(counted{1, 2}));
+  CHECK(line_merge_rule{0.5f}.merges(counted{2, 3}));
+  CHECK(!line_merge_rule{1e9f}.merges(counted{31 * 32, 32}));
+  CHECK(!line_merge_rule{std::numeric_limits<float>::infinity()}.merges(counted{63 * 16, 16}));
+  CHECK(counted{0, 0}.per_warp() == -1.0);
+  CHECK(counted{21, 2}.per_warp() == 10.5);
 }
 
 TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
@@ -543,8 +412,32 @@ constexpr calm::tree_node deep_tree[] = {
 };
 static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
 
+/// What automatic runs where the host's walk of `tree` (fitted) ends at `want`, decided on the device:
+/// naive instead of peer_reduce where the walk may end at either, the call's line rule (resolved as
+/// the bulk calls do) is not 0, and the line repeats of the sampled warps, counted on the host
+/// (line_repeats_reference), are not more than the rule per warp.
+template <class Op, class T, class VS>
+calm::strategy after_line_rule(calm::strategy want, calm::tree_view tree, calm::scatter_shape const& shape, std::vector<std::uint32_t> const& keys,
+                               std::uint32_t const* dkeys, VS const& vals, index_t bins, calm::scatter_options const& opt) {
+  if (want != calm::strategy::peer_reduce) return want;
+  exec const ex{};
+  calm::line_merge_rule const rule =
+      calm::line_merge_rule::resolved(opt.min_line_repeats, exec::family, sizeof(std::uint32_t), sizeof(T), static_cast<std::uint64_t>(bins) * sizeof(T));
+  calm::tree_walk walk;
+  auto const fit = [&](calm::strategy s) { return calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(s, opt, shape, ex); };
+  if (!calm::make_walk(tree, shape, calm::walk_known(tree, shape), fit, walk)) return want;
+  calm::detail::merge_lines const lines = calm::detail::merge_lines_of<exec, std::uint32_t, VS, T>(rule, walk.reachable(), dkeys, vals, opt.order);
+  if (lines.vec == 0) return want;  // the rule does not apply
+  index_t const n = static_cast<index_t>(keys.size());
+  calm::detail::sample_plan const plan = calm::detail::plan_sample(dkeys, n, bins, opt.sample);
+  auto const r = line_repeats_reference(keys, bins, plan.groups, plan.stride, plan.block_items, warp_size(), lines.vec, lines.line_entries);
+  UNSCOPED_INFO("line rule " << rule.min_line_repeats << ": " << r.first << " repeats in " << r.second << " sampled warps, " << lines.vec << " keys apart");
+  return rule.merges(calm::detail::line_repeats{r.first, r.second}) ? want : calm::strategy::naive;
+}
+
 /// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
-/// sample, so the same statistics), and the table against the sequential reference.
+/// sample, so the same statistics) and the line rule over them, and the table against the sequential
+/// reference.
 template <class Op, class T>
 void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = -1.0f) {
   auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
@@ -560,9 +453,12 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   exec const ex{};
   calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
   calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
-  calm::strategy const want = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
+  calm::strategy const fitted = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
   INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ", min_line_repeats " << min_line_repeats << ": the host walks to " << calm::to_string(leaf)
-                       << ", which runs as " << calm::to_string(want));
+                       << ", which runs as " << calm::to_string(fitted));
+  calm::strategy const want = on_device ? (weighted ? after_line_rule<Op, T>(fitted, tree, shape, keys, dk.data(), static_cast<T const*>(dv.data()), bins, opt)
+                                                    : after_line_rule<Op, T>(fitted, tree, shape, keys, dk.data(), calm::detail::as_value_source<T>(calm::constant(T(1))), bins, opt))
+                                        : fitted;
   calm::strategy ran;
   if (weighted)
     ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), static_cast<T const*>(dv.data()), n, table.data(), bins,
@@ -590,15 +486,69 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // peer_reduce's blocks merge by their probe
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // the rule keeps peer_reduce above 1.5 repeats a warp
   check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);
-  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches that split the blocks by their probe
+  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches; the rule counts a warp's repeated keys
   check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 10.0f);
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, std::uint32_t>(calm::view_of(no_block_level_tree), true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(calm::view_of(no_block_level_tree), true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
+}
+
+namespace calm_test {
+/// A tree that samples and ends at peer_reduce whatever the statistics, naive reachable: what runs is
+/// the line rule's to say.
+constexpr calm::tree_node peer_unless_line_rule_tree[] = {
+    {calm::feature::warp_level, 2.0, 1, 2, calm::strategy::automatic},
+    {calm::feature::log2_bins, 0, -1, -1, calm::strategy::peer_reduce},
+    {calm::feature::log2_bins, 0, -1, -1, calm::strategy::naive},
+};
+
+/// automatic through peer_unless_line_rule_tree on `keys` under the rule `min_line_repeats`: the
+/// strategy it reports, the table against the reference.
+template <class T>
+calm::strategy run_line_rule(std::vector<std::uint32_t> const& keys, index_t bins, float min_line_repeats) {
+  auto g = rng(6151 + static_cast<int>(keys.size()));
+  auto const vals = random_operands<calm::plus, T>(keys.size(), g);
+  auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<T> dv(vals), table(init);
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+  calm::scatter_options opt;
+  opt.chosen = chosen.data();
+  opt.min_line_repeats = min_line_repeats;
+  calm::strategy const ran =
+      calm::detail::bulk_scatter(calm::view_of(peer_unless_line_rule_tree), "scatter", calm::plus{}, dk.data(), static_cast<T const*>(dv.data()),
+                                 static_cast<index_t>(keys.size()), table.data(), bins, calm::detail::identity_key{}, opt, exec{});
+  synchronize();
+  CHECK(ran == calm::strategy::automatic);
+  verify_scatter<calm::plus, T>(init, keys, vals, table.download(), "automatic under a line rule");
+  return chosen.download()[0];
+}
+}  // namespace calm_test
+
+TEST_CASE("automatic: the line rule keeps peer_reduce where the sampled warps repeat keys on a line, and runs naive elsewhere", "[bulk]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1001, 100003);
+  index_t const bins = 70001;
+  int const w = warp_size();
+  CAPTURE(name, w, n);
+  // runs of 4 W equal keys from key 0: a direct scatter's warp, its lanes 4 keys apart (or 1 apart, in
+  // four warps), meets one key W times: W - 1 repeats; keys 7919 apart: none
+  std::vector<std::uint32_t> runs(static_cast<std::size_t>(n)), spread(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    runs[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>((i / (4 * w) * 97) % bins);
+    spread[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>((i * 7919) % bins);
+  }
+  float const half = 0.5f * static_cast<float>(w);  // W - 1 is more, 0 is not
+  CHECK(run_line_rule<float>(runs, bins, half) == calm::strategy::peer_reduce);
+  CHECK(run_line_rule<float>(spread, bins, half) == calm::strategy::naive);
+  CHECK(run_line_rule<float>(spread, bins, 0.0f) == calm::strategy::peer_reduce);  // no rule
+  CHECK(run_line_rule<float>(runs, bins, std::numeric_limits<float>::infinity()) == calm::strategy::naive);
+  CHECK(run_line_rule<double>(runs, bins, half) == calm::strategy::peer_reduce);  // two launches, a warp's repeated keys
+  CHECK(run_line_rule<double>(spread, bins, half) == calm::strategy::naive);
 }
 
 TEST_CASE("automatic: the walk carried to the device decides as the walk of the whole tree", "[bulk]") {
@@ -677,8 +627,12 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
       calm::scatter_shape const shape = weighted ? calm::detail::shape_of<calm::plus, float>(n, bins, false, ex)
                                                  : calm::detail::shape_of<calm::plus, std::uint32_t>(n, bins, true, ex);
       calm::strategy const leaf = calm::walk_tree(tree, shape, stats);
-      calm::strategy const want = weighted ? calm::detail::fitting_strategy<calm::plus, float, calm::detail::identity_key>(leaf, opt, shape, ex)
-                                           : calm::detail::fitting_strategy<calm::plus, std::uint32_t, calm::detail::identity_key>(leaf, opt, shape, ex);
+      calm::strategy const want =
+          weighted ? after_line_rule<calm::plus, float>(calm::detail::fitting_strategy<calm::plus, float, calm::detail::identity_key>(leaf, opt, shape, ex), tree,
+                                                        shape, keys, dk.data(), static_cast<float const*>(dv.data()), bins, opt)
+                   : after_line_rule<calm::plus, std::uint32_t>(
+                         calm::detail::fitting_strategy<calm::plus, std::uint32_t, calm::detail::identity_key>(leaf, opt, shape, ex), tree, shape, keys,
+                         dk.data(), calm::detail::as_value_source<std::uint32_t>(calm::constant(std::uint32_t(1))), bins, opt);
       INFO("weighted " << weighted << ": the host walks to " << calm::to_string(leaf) << ", which runs as " << calm::to_string(want));
       calm::strategy const ran =
           weighted ? calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,

@@ -174,6 +174,38 @@ TEST_CASE("collision sampling without the block level: every other total as with
   CHECK(meet.download()[0].tickets == 0u);
 }
 
+TEST_CASE("collision sampling: the line repeats of a direct scatter's warps (the line rule's), against the host's count", "[stats]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1, 1001, 300007);
+  int const block_items = GENERATE(32, 256);
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  CAPTURE(name, warp_size(), n, block_items, to_string(kind));
+  auto g = rng(9203 + n + block_items + static_cast<int>(kind) * 23);
+  index_t const bins = kind == keys_kind::one ? 1 : 70001;
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  buffer<std::uint32_t> dk(keys);
+  calm::collision_sample_options const opt{1 << 14, block_items};
+  // the groups, as reference_stats plans them
+  index_t const all = (n + block_items - 1) / block_items, groups = std::min((std::min(n, opt.items) + block_items - 1) / block_items, all);
+  index_t const stride = groups == all ? block_items : (all / groups) * block_items;
+  auto const plan = calm::detail::plan_sample(dk.data(), n, bins, opt);
+  REQUIRE(plan.groups == groups);
+  REQUIRE(plan.stride == stride);
+  buffer<calm::detail::collision_totals> totals(static_cast<std::size_t>(groups));
+  for (int vec : {0, 1, 4})
+    for (index_t entries : {index_t(32), index_t(1)}) {
+      INFO("vec " << vec << ", line entries " << entries);
+      totals.fill_bytes(0xff);
+      calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, totals.data(), nullptr, 0, exec{}, nullptr, calm::detail::no_finish{},
+                                  true, calm::detail::merge_lines{vec, entries});
+      std::uint64_t repeats = 0, warps = 0;
+      for (auto const& t : totals.download()) repeats += t.line_repeats, warps += t.line_warps;
+      auto const want = vec > 0 ? line_repeats_reference(keys, bins, groups, stride, block_items, warp_size(), vec, entries) : std::pair<std::uint64_t, std::uint64_t>{0, 0};
+      CHECK(repeats == want.first);
+      CHECK(warps == want.second);
+    }
+}
+
 TEST_CASE("collision_stats: the levels of 000 §3.3 against exact values on the host", "[stats]") {
   using namespace calm_test;
   index_t const n = GENERATE(0, 1, 33, 1001, 65536, 300007);

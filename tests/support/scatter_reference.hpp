@@ -1,6 +1,10 @@
 // The reference of the bulk scatters (privatize_scatter, hot_key_scatter): keys folded into a table of
-// any size, some outside it, and the sequential fold that skips those.
+// any size, some outside it, and the sequential fold that skips those; the line repeats a sampling counts.
 #pragma once
+
+#include <algorithm>
+#include <map>
+#include <utility>
 
 #include "atomic_reference.hpp"
 #include "keys.hpp"
@@ -34,6 +38,40 @@ std::vector<K> table_keys(std::size_t n, keys_kind kind, index_t bins, G& g, boo
     if (stray && pick(g) == 0) keys[i] = std::is_signed<K>::value && (i & 1) ? static_cast<K>(-1 - static_cast<long long>(i % 5)) : static_cast<K>(bins + i % 3);
   }
   return keys;
+}
+
+/// The line repeats a sampling counts (calm::detail::line_repeats, for the line rule), from the host:
+/// each of `groups` groups covers keys [g * stride, g * stride + block_items) below n, taken by
+/// block_items threads in warps of w lanes; thread t takes the key at position
+/// t / (w * vec) * (w * vec) + t % w * vec + t / w % vec of its group (lanes vec keys apart, as a
+/// direct scatter's warp meets them), if that is a position of the group below n and the key lies in
+/// [0, bins). Per warp and table line of line_entries entries, the most threads on one key less one,
+/// summed (first); the warps with a key (second).
+template <class K>
+std::pair<std::uint64_t, std::uint64_t> line_repeats_reference(std::vector<K> const& keys, index_t bins, index_t groups, index_t stride, index_t block_items,
+                                                                int w, int vec, index_t line_entries) {
+  std::uint64_t repeats = 0, warps = 0;
+  index_t const n = static_cast<index_t>(keys.size());
+  for (index_t g = 0; g < groups; ++g)
+    for (index_t first = 0; first < block_items; first += w) {  // one warp: threads first .. first + w - 1
+      std::map<long long, std::map<long long, int>> lines;       // line -> key -> threads
+      for (index_t t = first; t < std::min(block_items, first + w); ++t) {
+        index_t const span = static_cast<index_t>(w) * vec;
+        index_t const at = t / span * span + t % w * vec + t / w % vec;
+        if (at >= block_items || g * stride + at >= n) continue;
+        long long const k = static_cast<long long>(keys[static_cast<std::size_t>(g * stride + at)]);
+        if (k < 0 || k >= bins) continue;
+        ++lines[k / line_entries][k];
+      }
+      if (lines.empty()) continue;
+      ++warps;
+      for (auto const& line : lines) {
+        int most = 0;
+        for (auto const& kc : line.second) most = std::max(most, kc.second);
+        repeats += static_cast<std::uint64_t>(most - 1);
+      }
+    }
+  return {repeats, warps};
 }
 
 }  // namespace calm_test
