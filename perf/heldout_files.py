@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Write the derived held-out files that eval_tree.py reads, from calm's compact result files.
+
+    python3 perf/heldout_files.py OUT.json IN.json key:NAME        # one sub-document of a file that holds several
+    python3 perf/heldout_files.py OUT.json IN.json runs:TAG[,TAG]  # per case, the medians over those tagged runs
+
+For runs, each case gets the median of `median_us` (what eval_tree.py reads) and of `real_time` over the
+runs; other fields are the first run's. The held-out table's header names the files and selections
+(perf/results/cuda-h100-2026-11-26-heldout-table.md).
+"""
+import json
+import statistics
+import sys
+from collections import OrderedDict
+
+
+def main():
+    if len(sys.argv) != 4 or not sys.argv[3].startswith(("key:", "runs:")):
+        sys.exit(__doc__)
+    out, path, select = sys.argv[1:4]
+    with open(path) as f:
+        doc = json.load(f)
+    if select.startswith("key:"):
+        part = doc[select[4:]]
+    else:
+        tags = set(select[5:].split(","))
+        by_name = OrderedDict()
+        for b in doc["benchmarks"]:
+            if b.get("run") in tags and not b.get("error_occurred") and b.get("run_type") != "aggregate":
+                by_name.setdefault(b["name"], []).append(b)
+        rows = []
+        for runs in by_name.values():
+            row = dict(runs[0])
+            for field in ("median_us", "real_time"):
+                if all(field in r for r in runs):
+                    row[field] = statistics.median(r[field] for r in runs)
+            rows.append(row)
+        if not rows:
+            sys.exit("heldout_files: no benchmark of runs " + select[5:] + " in " + path)
+        part = {"context": doc["context"], "benchmarks": rows}
+    with open(out, "w") as f:
+        json.dump(part, f)
+    print(out, len(part["benchmarks"]), "benchmarks")
+
+
+if __name__ == "__main__":
+    main()
