@@ -108,7 +108,8 @@ template <class K, class T>
 constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
 
 /// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`
-/// (none where the rule is 0, or in a set_scatter order, which launch_chosen does not merge-probe):
+/// (none where the rule is 0, or in a set_scatter order, where launch_chosen launches naive and
+/// peer_reduce apart and no rule has applied):
 /// as the direct scatter of launch_chosen meets the keys (its load form), on 128-byte lines for keys
 /// and values of at most 4 bytes, else a warp's repeated keys (lines of one entry): with 8-byte values
 /// COO rows of 16 keys and more put a warp's few rows on one line, where only the longest counts, and
