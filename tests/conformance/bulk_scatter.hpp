@@ -412,6 +412,21 @@ constexpr calm::tree_node deep_tree[] = {
 };
 static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
 
+/// The device buffers and options of one bulk call whose choice the device reports (opt.chosen): keys,
+/// values, the table from `init`, under the line rule `min_line_repeats`.
+template <class T>
+struct reporting_call {
+  buffer<std::uint32_t> dk;
+  buffer<T> dv, table;
+  buffer<calm::strategy> chosen;
+  calm::scatter_options opt;
+  reporting_call(std::vector<std::uint32_t> const& keys, std::vector<T> const& vals, std::vector<T> const& init, float min_line_repeats)
+      : dk(keys), dv(vals), table(init), chosen(std::vector<calm::strategy>{calm::strategy::automatic}) {
+    opt.chosen = chosen.data();
+    opt.min_line_repeats = min_line_repeats;
+  }
+};
+
 /// What automatic runs where the host's walk of `tree` (fitted) ends at `want`, decided on the device:
 /// naive instead of peer_reduce where the walk may end at either, the call's line rule (resolved as
 /// the bulk calls do) is not 0, and the line repeats of the sampled warps, counted on the host
@@ -444,12 +459,11 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
   auto init = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
-  buffer<std::uint32_t> dk(keys);
-  buffer<T> dv(vals), table(init);
-  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
-  calm::scatter_options opt;
-  opt.chosen = chosen.data();
-  opt.min_line_repeats = min_line_repeats;
+  reporting_call<T> call(keys, vals, init, min_line_repeats);
+  auto& dk = call.dk;
+  auto& dv = call.dv;
+  auto& table = call.table;
+  calm::scatter_options const& opt = call.opt;
   exec const ex{};
   calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
   calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
@@ -469,7 +483,7 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   synchronize();
   bool const sampled = n > 0 && tree[calm::walk_known(tree, shape)].left >= 0;  // the walk reaches a sampled test
   CHECK((ran == calm::strategy::automatic) == (sampled && on_device));
-  if (ran == calm::strategy::automatic) CHECK(chosen.download()[0] == want);
+  if (ran == calm::strategy::automatic) CHECK(call.chosen.download()[0] == want);
   else CHECK(ran == want);
   if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
   verify_scatter<Op, T>(init, keys, vals, table.download(), "automatic chosen on the device");
@@ -513,19 +527,14 @@ calm::strategy run_line_rule(std::vector<std::uint32_t> const& keys, index_t bin
   auto g = rng(6151 + static_cast<int>(keys.size()));
   auto const vals = random_operands<calm::plus, T>(keys.size(), g);
   auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
-  buffer<std::uint32_t> dk(keys);
-  buffer<T> dv(vals), table(init);
-  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
-  calm::scatter_options opt;
-  opt.chosen = chosen.data();
-  opt.min_line_repeats = min_line_repeats;
+  reporting_call<T> call(keys, vals, init, min_line_repeats);
   calm::strategy const ran =
-      calm::detail::bulk_scatter(calm::view_of(peer_unless_line_rule_tree), "scatter", calm::plus{}, dk.data(), static_cast<T const*>(dv.data()),
-                                 static_cast<index_t>(keys.size()), table.data(), bins, calm::detail::identity_key{}, opt, exec{});
+      calm::detail::bulk_scatter(calm::view_of(peer_unless_line_rule_tree), "scatter", calm::plus{}, call.dk.data(), static_cast<T const*>(call.dv.data()),
+                                 static_cast<index_t>(keys.size()), call.table.data(), bins, calm::detail::identity_key{}, call.opt, exec{});
   synchronize();
   CHECK(ran == calm::strategy::automatic);
-  verify_scatter<calm::plus, T>(init, keys, vals, table.download(), "automatic under a line rule");
-  return chosen.download()[0];
+  verify_scatter<calm::plus, T>(init, keys, vals, call.table.download(), "automatic under a line rule");
+  return call.chosen.download()[0];
 }
 }  // namespace calm_test
 
