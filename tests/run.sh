@@ -12,7 +12,7 @@
 #      conformance suite and the library; not the perf suite, whose 15 CPU minutes for two targets took
 #      this script past CI's 90-minute limit on a 2-core machine: BACKEND=hip bash perf/run.sh builds it).
 # A clean run of all four took 79 and 84.5 minutes on a 2-core machine with the CUDA perf suite in step 3,
-# and 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944); step 3 alone took 11.7 minutes without it, and the suite 4.4 more.
+# and 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944; 63 at 3696fe4); step 3 alone took 11.7 minutes without it, and the suite 4.4 more.
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
