@@ -149,6 +149,17 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     default: return 0.0;
   }
 }
+/// The ratio of totals whose value sampled_value(f, statistics_of(...)) is.
+CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collision_ratios const& r) {
+  switch (f) {
+    case feature::warp_level: return r.warp_level;
+    case feature::block_level: return r.block_level;
+    case feature::all_thread_level: return r.all_thread_level;
+    case feature::clustering: return r.clustering;
+    case feature::line_share: return r.line_share;
+    default: return {};
+  }
+}
 inline double feature_value(feature f, scatter_shape const& s, collision_statistics const& c) {
   return is_sampled(f) ? sampled_value(f, c) : known_value(f, s);
 }
@@ -198,6 +209,14 @@ struct tree_walk {
   CALM_HD strategy finish(collision_statistics const& s) const {
     int i = 0;
     while (nodes[i].left >= 0) i = sampled_value(nodes[i].test, s) <= nodes[i].threshold ? nodes[i].left : nodes[i].right;  // children follow parents
+    return nodes[i].leaf;
+  }
+  /// The same over the ratios of the summed totals, each test a product (statistic_ratio::at_most):
+  /// the device's finish (choice_program). It ends where finish(statistics) does unless a statistic
+  /// lies within a rounding of a threshold.
+  CALM_HD strategy finish(detail::collision_ratios const& r) const {
+    int i = 0;
+    while (nodes[i].left >= 0) i = sampled_ratio(nodes[i].test, r).at_most(nodes[i].threshold) ? nodes[i].left : nodes[i].right;
     return nodes[i].leaf;
   }
   /// Whether the bit set `reads` (of reachable) holds feature f.

@@ -592,6 +592,18 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
             INFO("bins " << bins << ", n " << n << ", type " << type << ", trial " << trial);
             CHECK(walk.finish(st) == calm::walk_tree(tree, shape, [&] { return st; }));
           }
+          // the device's form: the ratios of summed totals, tested by products
+          std::uniform_int_distribution<std::uint64_t> count(0, 1u << 16);
+          for (int trial = 0; trial < 40; ++trial) {
+            calm::detail::collision_totals t{};
+            t.warps = count(g), t.blocks = count(g) % 64;
+            t.warp_sum = count(g) * (t.warps + 1) * 16, t.block_sum = count(g) * (t.blocks + 1) * 16;
+            t.sampled = count(g) + 64, t.out_of_range = t.sampled / (1 + count(g) % 8), t.distinct = count(g) % (t.sampled - t.out_of_range + 1);
+            t.repeats = (t.sampled - t.out_of_range) / (1 + count(g) % 4), t.adjacent = count(g) % (t.repeats + 1), t.lines = count(g) % 4096;
+            calm::collision_statistics const st = calm::detail::statistics_of(&t, 1);
+            INFO("bins " << bins << ", n " << n << ", type " << type << ", totals trial " << trial);
+            CHECK(walk.finish(calm::detail::ratios_of(t)) == calm::walk_tree(tree, shape, [&] { return st; }));
+          }
         }
   }
   CHECK(carried > 0);

@@ -259,6 +259,43 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.line_share == 0.0);
 }
 
+TEST_CASE("collision ratios: the device's product test answers as the value's comparison", "[stats]") {
+  using calm::detail::statistic_ratio;
+  // exact ties and values either side, a denominator of 0 (value 0), thresholds below 0
+  for (double x : {-1.0, 0.0, 0.25, 0.75, 1.0, 1.5, 4.0})
+    for (statistic_ratio r : {statistic_ratio{3.0, 4.0}, statistic_ratio{0.0, 5.0}, statistic_ratio{5.0, 0.0}, statistic_ratio{0.0, 0.0},
+                              statistic_ratio{7.0, 7.0}, statistic_ratio{12.0, 3.0}, statistic_ratio{1.0, 1048576.0 * 3.0}}) {
+      CAPTURE(r.num, r.den, x);
+      CHECK(r.at_most(x) == (r.value() <= x));
+    }
+  // random counts against a threshold of the hopper tree's kind (six digits)
+  auto g = calm_test::rng(1618);
+  std::uniform_int_distribution<std::uint64_t> count(0, std::uint64_t(1) << 40);
+  std::uniform_real_distribution<double> level(0.0, 1.0);
+  for (int trial = 0; trial < 10000; ++trial) {
+    statistic_ratio const r{static_cast<double>(count(g)), static_cast<double>(count(g) + 1)};
+    double const x = std::round(level(g) * 1e6) / 1e6;
+    CAPTURE(r.num, r.den, x);
+    CHECK(r.at_most(x) == (r.value() <= x));
+  }
+  // ratios_of gives the values statistics_of gives
+  calm::detail::collision_totals t{};
+  t.warp_sum = 3u << 20, t.warps = 4, t.block_sum = 1u << 19, t.blocks = 2, t.sampled = 100, t.out_of_range = 10, t.distinct = 30;
+  t.repeats = 60, t.adjacent = 45, t.lines = 12;
+  calm::collision_statistics const st = calm::detail::statistics_of(&t, 1);
+  calm::detail::collision_ratios const r = calm::detail::ratios_of(t);
+  CHECK(r.warp_level.value() == st.warp_level);
+  CHECK(st.warp_level == 0.75);
+  CHECK(r.block_level.value() == st.block_level);
+  CHECK(st.block_level == 0.25);
+  CHECK(r.all_thread_level.value() == st.all_thread_level);
+  CHECK(st.all_thread_level == 3.0);
+  CHECK(r.clustering.value() == st.clustering);
+  CHECK(st.clustering == 0.75);
+  CHECK(r.line_share.value() == st.line_share);
+  CHECK(st.line_share == 0.4);  // 12 lines over 90 - 60 distinct keys
+}
+
 TEST_CASE("collision_stats: bad arguments throw", "[stats]") {
   using namespace calm_test;
   buffer<std::uint32_t> d(std::vector<std::uint32_t>(10, 1u));
