@@ -10,7 +10,7 @@
 #include <vector>
 #include <algorithm>
 #include <chrono>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "probe_graph_timing.hpp"
 
 __global__ void choose_k(int* decided, int k, cudaGraphConditionalHandle h, int use_h) {
   if (threadIdx.x == 0 && blockIdx.x == 0) { *decided = k; if (use_h) cudaGraphSetConditional(h, k); }
@@ -27,17 +27,6 @@ static void launch_work(cudaStream_t s, int const* decided, int id, unsigned* si
   c.attrs = at; c.numAttrs = pdl ? 1 : 0;
   CK(cudaLaunchKernelEx(&c, work_k, decided, id, sink, iters));
 }
-static double time_graph(cudaGraphExec_t ex, cudaStream_t s) {
-  for (int i = 0; i < 50; ++i) CK(cudaGraphLaunch(ex, s));
-  CK(cudaStreamSynchronize(s));
-  std::vector<double> t;
-  for (int i = 0; i < 2000; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    CK(cudaGraphLaunch(ex, s)); CK(cudaStreamSynchronize(s));
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 int main() {
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   int* decided; unsigned* sink; CK(cudaMalloc(&decided, 4)); CK(cudaMalloc(&sink, 4));
@@ -48,20 +37,20 @@ int main() {
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
     choose_k<<<1, 32, 0, s>>>(decided, chosen, 0, 0);
     CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-    double t_choose = time_graph(ex, s);
+    double t_choose = time_graph(ex, s, 2000);
     // best: chooser + chosen only
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
     choose_k<<<1, 32, 0, s>>>(decided, chosen, 0, 0);
     launch_work(s, nullptr, chosen, sink, iters, false);
     CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-    double t_best = time_graph(ex, s);
+    double t_best = time_graph(ex, s, 2000);
     double t_exit[2];
     for (int pdl = 0; pdl < 2; ++pdl) {
       CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
       choose_k<<<1, 32, 0, s>>>(decided, chosen, 0, 0);
       for (int b = 0; b < branches; ++b) launch_work(s, decided, b, sink, iters, pdl);
       CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-      t_exit[pdl] = time_graph(ex, s);
+      t_exit[pdl] = time_graph(ex, s, 2000);
     }
     double t_par[2];
     for (int nb : {2, 5}) {
@@ -78,7 +67,7 @@ int main() {
       }
       for (int b = 0; b < nb; ++b) CK(cudaStreamWaitEvent(s, join[b], 0));
       CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-      t_par[nb == 5] = time_graph(ex, s);
+      t_par[nb == 5] = time_graph(ex, s, 2000);
     }
     // serial 2 (pdl): chosen first, one early exit after
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
@@ -86,7 +75,7 @@ int main() {
     launch_work(s, decided, 0, sink, iters, true);
     launch_work(s, decided, 1, sink, iters, true);
     CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-    double t_ser2 = time_graph(ex, s);
+    double t_ser2 = time_graph(ex, s, 2000);
     printf("iters %d: parallel branches: 2 %.2f us, 5 %.2f; serial 2 pdl %.2f\n", iters, t_par[0], t_par[1], t_ser2);
     // switch conditional
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
@@ -108,7 +97,7 @@ int main() {
       cudaGraph_t body; CK(cudaStreamEndCapture(s2, &body));
     }
     CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0));
-    double t_switch = time_graph(ex, s);
+    double t_switch = time_graph(ex, s, 2000);
     printf("iters %d: chooser %.2f us, chooser+chosen %.2f, chooser+5 early-exit %.2f (pdl %.2f), chooser+switch %.2f\n", iters, t_choose, t_best,
            t_exit[0], t_exit[1], t_switch);
   }

@@ -11,8 +11,8 @@
 #include <vector>
 #include <algorithm>
 #include <chrono>
+#include "probe_graph_timing.hpp"
 namespace cg = cooperative_groups;
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
 struct meet { unsigned long long sum[12]; unsigned long long ticket; };
 __device__ __forceinline__ void count_warp(unsigned key, unsigned* c) {
   unsigned peers = __match_any_sync(~0u, key);
@@ -72,17 +72,6 @@ __global__ void cluster_meet(unsigned const* keys, size_t stride, int groups, in
   }
   cl.sync();  // the others' shared memory stays until block 0 has read it
 }
-static double time_graph(cudaGraphExec_t ex, cudaStream_t s) {
-  for (int i = 0; i < 50; ++i) CK(cudaGraphLaunch(ex, s));
-  CK(cudaStreamSynchronize(s));
-  std::vector<double> t;
-  for (int i = 0; i < 4000; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    CK(cudaGraphLaunch(ex, s)); CK(cudaStreamSynchronize(s));
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 __global__ void empty_k() {}
 int main() {
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -106,6 +95,6 @@ int main() {
   g.push_back({"cluster 16x1024", build([&] { cl(16, 1024); })});
   g.push_back({"cluster 16x512", build([&] { cl(16, 512); })});
   g.push_back({"cluster 8x512", build([&] { cl(8, 512); })});
-  for (int r = 0; r < 2; ++r) for (auto& x : g) printf("%-18s %.2f us\n", x.first, time_graph(x.second, s));
+  for (int r = 0; r < 2; ++r) for (auto& x : g) printf("%-18s %.2f us\n", x.first, time_graph(x.second, s, 4000));
   int h; CK(cudaMemcpy(&h, decided, 4, cudaMemcpyDeviceToHost)); printf("decided %d\n", h);
 }

@@ -14,7 +14,7 @@
 #include <vector>
 #include <algorithm>
 #include <chrono>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "probe_graph_timing.hpp"
 struct meet { unsigned long long sum[12 * 16]; unsigned long long ticket; };
 // mode bit 1: trigger at start; bit 2: sentinel write by block 0 before trigger
 __global__ void chooser(unsigned const* keys, meet* m, unsigned long long* slots, int* decided, int k, int mode, int spin) {
@@ -105,17 +105,6 @@ static void launch_work(cudaStream_t s, int const* decided, int id, unsigned* si
   c.attrs = at; c.numAttrs = pdl ? 1 : 0;
   CK(cudaLaunchKernelEx(&c, work, decided, id, sink, iters, mode, (unsigned long long const*)g_slots, 64));
 }
-static double time_graph(cudaGraphExec_t ex, cudaStream_t s) {
-  for (int i = 0; i < 50; ++i) CK(cudaGraphLaunch(ex, s));
-  CK(cudaStreamSynchronize(s));
-  std::vector<double> t;
-  for (int i = 0; i < 3000; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    CK(cudaGraphLaunch(ex, s)); CK(cudaStreamSynchronize(s));
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 int main() {
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   int* decided; unsigned* sink; meet* m; unsigned* keys;
@@ -126,7 +115,7 @@ int main() {
   int grid = 2 * sms;
   for (int iters : {20000}) for (int spin : {0}) {
     cudaGraph_t g; cudaGraphExec_t ex;
-    auto build = [&](auto f) { CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)); f(); CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0)); double t = time_graph(ex, s); CK(cudaGraphExecDestroy(ex)); CK(cudaGraphDestroy(g)); return t; };
+    auto build = [&](auto f) { CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)); f(); CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ex, g, 0)); double t = time_graph(ex, s, 3000); CK(cudaGraphExecDestroy(ex)); CK(cudaGraphDestroy(g)); return t; };
     double best = build([&] { launch_work(s, nullptr, 0, sink, iters, false, 0, grid); });
     double alone = build([&] { chooser<<<64, 256, 0, s>>>(keys, m, slots, decided, 0, 0, spin); });
     double a_one = build([&] { chooser<<<64, 256, 0, s>>>(keys, m, slots, decided, 0, 32, spin); });

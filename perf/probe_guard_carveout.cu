@@ -9,7 +9,7 @@
 #include <vector>
 #include <algorithm>
 #include <chrono>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "probe_graph_timing.hpp"
 __global__ void chooser(int* decided, unsigned const* keys) {
   extern __shared__ unsigned s[];
   s[threadIdx.x] = keys[blockIdx.x * 262144 + threadIdx.x];
@@ -38,17 +38,6 @@ static void launch(cudaStream_t s, K k, int grid, int threads, size_t smem, bool
   c.attrs = at; c.numAttrs = pdl ? 1 : 0;
   CK(cudaLaunchKernelEx(&c, k, a...));
 }
-static double time_graph(cudaGraphExec_t ex, cudaStream_t s) {
-  for (int i = 0; i < 50; ++i) CK(cudaGraphLaunch(ex, s));
-  CK(cudaStreamSynchronize(s));
-  std::vector<double> t;
-  for (int i = 0; i < 3000; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    CK(cudaGraphLaunch(ex, s)); CK(cudaStreamSynchronize(s));
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 int main() {
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   int* decided; unsigned* sink; unsigned* keys;
@@ -68,6 +57,6 @@ int main() {
     auto g2 = build([&] { chooser<<<64, 256, 2048 + 64, s>>>(decided, keys); launch(s, guard, 4 * sms, 512, 17 * 1024, true, (int const*)decided, 1, sink);
                           launch(s, work, 2 * sms, 1024, 0, true, (int const*)decided, 0, sink, iters); });
     for (int r = 0; r < 2; ++r)
-      printf("carveout %s: chooser+work %.2f, + guard without smem %.2f, + guard with 17 KB %.2f\n", carve ? "100" : "default", time_graph(g0, s), time_graph(g1, s), time_graph(g2, s));
+      printf("carveout %s: chooser+work %.2f, + guard without smem %.2f, + guard with 17 KB %.2f\n", carve ? "100" : "default", time_graph(g0, s, 3000), time_graph(g1, s, 3000), time_graph(g2, s, 3000));
   }
 }

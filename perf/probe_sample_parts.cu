@@ -18,8 +18,33 @@
 #include <random>
 #include <vector>
 namespace d = calm::detail;
-// the finish with the walk's tests as products (no division), nodes read from parameters (Stage 0) or
-// first staged into block-local memory by one warp per node (Stage 1)
+// The finishes tried: one lane loads the sum, a Decide picks the strategy, the line rule applies as in the
+// library's choice_program. Decide::stage runs on the whole block first (most do nothing).
+template <class Decide>
+struct probe_finish {
+  calm::detail::collision_totals const* sum;
+  calm::tree_walk walk;
+  calm::strategy* decided;
+  calm::line_merge_rule rule;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    Decide const decide{};
+    decide.stage(blk, walk);
+    blk.for_each_warp([&](auto const& w, auto t) {
+      calm::when(w, t == 0, [&](auto const&) {
+        calm::detail::collision_totals const tt = *sum;
+        calm::strategy s = decide(blk, walk, tt);
+        if (s == calm::strategy::peer_reduce && !rule.merges(calm::detail::line_repeats_of(tt))) s = calm::strategy::naive;
+        *decided = s;
+      });
+    });
+  }
+};
+struct no_stage {
+  template <class Block>
+  CALM_HD void stage(Block const&, calm::tree_walk const&) const {}
+};
+// a test as a product (no division), the feature picked by a switch
 CALM_HD inline bool passes(calm::feature f, double thr, calm::detail::collision_totals const& t) {
   double num = 0.0, den = 0.0;
   double const one = double(calm::detail::collision_fixed_one);
@@ -33,108 +58,68 @@ CALM_HD inline bool passes(calm::feature f, double thr, calm::detail::collision_
   }
   return den > 0.0 ? num <= thr * den : 0.0 <= thr;
 }
+// cross: the walk over the nodes in kernel parameters, each test a product
+struct by_products : no_stage {
+  template <class Block>
+  CALM_HD calm::strategy operator()(Block const&, calm::tree_walk const& walk, calm::detail::collision_totals const& tt) const {
+    int i = 0;
+    while (walk.nodes[i].left >= 0) i = passes(walk.nodes[i].test, walk.nodes[i].threshold, tt) ? walk.nodes[i].left : walk.nodes[i].right;
+    return walk.nodes[i].leaf;
+  }
+};
+// cross_staged: the nodes first copied to block-local memory (the block's key scratch, free by then), one warp a node
 struct staged_node { double threshold; int test, left, right, leaf; };
-template <int Stage>
-struct cross_finish {
-  calm::detail::collision_totals const* sum;
-  calm::tree_walk walk;
-  calm::strategy* decided;
-  calm::line_merge_rule rule;
+struct by_products_staged {
   template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
+  CALM_HD void stage(Block const& blk, calm::tree_walk const& walk) const {
     staged_node* const sn = blk.template scratch<staged_node>();
-    if (Stage == 1) {
-      blk.for_each_warp([&](auto const& w, auto t) {
-        int const warp = t / 32, warps = blk.threads() / 32;
-        for (int i = warp; i < walk.size; i += warps) {
-          calm::tree_walk::node const nd = walk.nodes[i];
-          calm::when(w, t % 32 == 0, [&](auto const&) { sn[i] = staged_node{nd.threshold, int(nd.test), nd.left, nd.right, int(nd.leaf)}; });
-        }
-      });
-      blk.sync();
-    }
     blk.for_each_warp([&](auto const& w, auto t) {
-      calm::when(w, t == 0, [&](auto const&) {
-        calm::detail::collision_totals const tt = *sum;
-        int i = 0;
-        calm::strategy s;
-        if (Stage == 1) {
-          while (sn[i].left >= 0) i = passes(calm::feature(sn[i].test), sn[i].threshold, tt) ? sn[i].left : sn[i].right;
-          s = calm::strategy(sn[i].leaf);
-        } else {
-          while (walk.nodes[i].left >= 0) i = passes(walk.nodes[i].test, walk.nodes[i].threshold, tt) ? walk.nodes[i].left : walk.nodes[i].right;
-          s = walk.nodes[i].leaf;
-        }
-        if (s == calm::strategy::peer_reduce && !rule.merges(calm::detail::line_repeats_of(tt))) s = calm::strategy::naive;
-        *decided = s;
-      });
+      int const warp = t / 32, warps = blk.threads() / 32;
+      for (int i = warp; i < walk.size; i += warps) {
+        calm::tree_walk::node const nd = walk.nodes[i];
+        calm::when(w, t % 32 == 0, [&](auto const&) { sn[i] = staged_node{nd.threshold, int(nd.test), nd.left, nd.right, int(nd.leaf)}; });
+      }
     });
+    blk.sync();
+  }
+  template <class Block>
+  CALM_HD calm::strategy operator()(Block const& blk, calm::tree_walk const&, calm::detail::collision_totals const& tt) const {
+    staged_node const* const sn = blk.template scratch<staged_node>();
+    int i = 0;
+    while (sn[i].left >= 0) i = passes(calm::feature(sn[i].test), sn[i].threshold, tt) ? sn[i].left : sn[i].right;
+    return calm::strategy(sn[i].leaf);
   }
 };
-// every test first, unrolled over fixed node indices, the feature picked by selects; then the walk over the outcome bits
-struct flat_finish {
-  calm::detail::collision_totals const* sum;
-  calm::tree_walk walk;
-  calm::strategy* decided;
-  calm::line_merge_rule rule;
+// the ratio of feature f picked by selects (no switch)
+CALM_HD inline calm::detail::statistic_ratio selected(calm::feature f, calm::detail::collision_ratios const& r) {
+  calm::detail::statistic_ratio x = r.line_share;
+  x = f == calm::feature::clustering ? r.clustering : x;
+  x = f == calm::feature::all_thread_level ? r.all_thread_level : x;
+  x = f == calm::feature::block_level ? r.block_level : x;
+  x = f == calm::feature::warp_level ? r.warp_level : x;
+  return x;
+}
+// flat: every test first, unrolled over fixed node indices; then the walk over the outcome bits
+struct by_outcome_bits : no_stage {
   template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    blk.for_each_warp([&](auto const& w, auto t) {
-      calm::when(w, t == 0, [&](auto const&) {
-        calm::detail::collision_totals const tt = *sum;
-        calm::detail::collision_ratios const r = calm::detail::ratios_of(tt);
-        unsigned bits = 0;
+  CALM_HD calm::strategy operator()(Block const&, calm::tree_walk const& walk, calm::detail::collision_totals const& tt) const {
+    calm::detail::collision_ratios const r = calm::detail::ratios_of(tt);
+    unsigned bits = 0;
 #pragma unroll
-        for (int k = 0; k < calm::tree_walk::most_nodes; ++k) {
-          calm::feature const f = walk.nodes[k].test;
-          double const num = f == calm::feature::warp_level ? r.warp_level.num : f == calm::feature::block_level ? r.block_level.num : f == calm::feature::all_thread_level ? r.all_thread_level.num : f == calm::feature::clustering ? r.clustering.num : r.line_share.num;
-          double const den = f == calm::feature::warp_level ? r.warp_level.den : f == calm::feature::block_level ? r.block_level.den : f == calm::feature::all_thread_level ? r.all_thread_level.den : f == calm::feature::clustering ? r.clustering.den : r.line_share.den;
-          double const x = walk.nodes[k].threshold;
-          bool const pass = den > 0.0 ? num <= x * den : 0.0 <= x;
-          bits |= unsigned(pass) << k;
-        }
-        int i = 0;
-        while (walk.nodes[i].left >= 0) i = (bits >> i) & 1u ? walk.nodes[i].left : walk.nodes[i].right;
-        calm::strategy s = walk.nodes[i].leaf;
-        if (s == calm::strategy::peer_reduce && !rule.merges(calm::detail::line_repeats_of(tt))) s = calm::strategy::naive;
-        *decided = s;
-      });
-    });
+    for (int k = 0; k < calm::tree_walk::most_nodes; ++k) bits |= unsigned(selected(walk.nodes[k].test, r).at_most(walk.nodes[k].threshold)) << k;
+    int i = 0;
+    while (walk.nodes[i].left >= 0) i = (bits >> i) & 1u ? walk.nodes[i].left : walk.nodes[i].right;
+    return walk.nodes[i].leaf;
   }
 };
-// the library's walk with the feature picked by selects instead of a switch
-struct select_finish {
-  calm::detail::collision_totals const* sum;
-  calm::tree_walk walk;
-  calm::strategy* decided;
-  calm::line_merge_rule rule;
+// select: the library's walk with the feature picked by selects
+struct by_selects : no_stage {
   template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    blk.for_each_warp([&](auto const& w, auto t) {
-      calm::when(w, t == 0, [&](auto const&) {
-        calm::detail::collision_totals const tt = *sum;
-        calm::detail::collision_ratios const r = calm::detail::ratios_of(tt);
-        int i = 0;
-        while (walk.nodes[i].left >= 0) {
-          calm::feature const f = walk.nodes[i].test;
-          double num = r.line_share.num, den = r.line_share.den;
-          num = f == calm::feature::clustering ? r.clustering.num : num;
-          den = f == calm::feature::clustering ? r.clustering.den : den;
-          num = f == calm::feature::all_thread_level ? r.all_thread_level.num : num;
-          den = f == calm::feature::all_thread_level ? r.all_thread_level.den : den;
-          num = f == calm::feature::block_level ? r.block_level.num : num;
-          den = f == calm::feature::block_level ? r.block_level.den : den;
-          num = f == calm::feature::warp_level ? r.warp_level.num : num;
-          den = f == calm::feature::warp_level ? r.warp_level.den : den;
-          double const x = walk.nodes[i].threshold;
-          bool const pass = den > 0.0 ? num <= x * den : 0.0 <= x;
-          i = pass ? walk.nodes[i].left : walk.nodes[i].right;
-        }
-        calm::strategy s = walk.nodes[i].leaf;
-        if (s == calm::strategy::peer_reduce && !rule.merges(calm::detail::line_repeats_of(tt))) s = calm::strategy::naive;
-        *decided = s;
-      });
-    });
+  CALM_HD calm::strategy operator()(Block const&, calm::tree_walk const& walk, calm::detail::collision_totals const& tt) const {
+    calm::detail::collision_ratios const r = calm::detail::ratios_of(tt);
+    int i = 0;
+    while (walk.nodes[i].left >= 0) i = selected(walk.nodes[i].test, r).at_most(walk.nodes[i].threshold) ? walk.nodes[i].left : walk.nodes[i].right;
+    return walk.nodes[i].leaf;
   }
 };
 // a finish that writes a fixed choice (no loads, no walk; small parameters)
@@ -200,10 +185,10 @@ int main(int argc, char** argv) {
     if (tag == 5) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, walk, made, nullptr, {}}, block_level, none);
     if (tag == 6) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::choice_program{&meet->sum, leaf, made, nullptr, rule}, block_level, lines);
     if (tag == 7) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, fixed_finish{made}, block_level, lines);
-    if (tag == 8) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, cross_finish<0>{&meet->sum, walk, made, rule}, block_level, lines);
-    if (tag == 9) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, cross_finish<1>{&meet->sum, walk, made, rule}, block_level, lines);
-    if (tag == 10) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, flat_finish{&meet->sum, walk, made, rule}, block_level, lines);
-    if (tag == 11) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, select_finish{&meet->sum, walk, made, rule}, block_level, lines);
+    if (tag == 8) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, probe_finish<by_products>{&meet->sum, walk, made, rule}, block_level, lines);
+    if (tag == 9) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, probe_finish<by_products_staged>{&meet->sum, walk, made, rule}, block_level, lines);
+    if (tag == 10) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, probe_finish<by_outcome_bits>{&meet->sum, walk, made, rule}, block_level, lines);
+    if (tag == 11) d::launch_sample(pk, n, bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, probe_finish<by_selects>{&meet->sum, walk, made, rule}, block_level, lines);
     cudaGraph_t gr;
     cudaStreamEndCapture(s, &gr);
     cudaGraphExec_t x;
