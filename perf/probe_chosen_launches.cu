@@ -15,17 +15,15 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "probe_graph_timing.hpp"
 namespace d = calm::detail;
 using calm::index_t;
 using calm::strategy;
 int main() {
   std::uint32_t const bins = 300000;
   index_t const n = index_t(1) << 24;
-  std::vector<std::uint32_t> hk(n);
-  std::mt19937_64 g(7);
-  for (auto& k : hk) k = static_cast<std::uint32_t>(g() % bins);
-  std::sort(hk.begin(), hk.end());
-  calm::backend::device_buffer<std::uint32_t> keys(hk);
+  calm::backend::device_buffer<std::uint32_t> keys(sorted_keys(static_cast<std::size_t>(n), bins));
   calm::backend::device_buffer<std::uint32_t> table(bins);
   table.fill_bytes(0);
   calm::backend::device_buffer<strategy> decided(std::vector<strategy>{strategy::peer_reduce});

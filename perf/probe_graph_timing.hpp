@@ -1,13 +1,16 @@
 // calm/perf/probe_graph_timing.hpp: what the stand-alone CUDA probes of perf/ share (not part of the library or
-// its build): a checked runtime call, and a CUDA graph timed from the host's launch to its wait.
+// its build): a checked runtime call, a CUDA graph timed from the host's launch to its wait, and the held-out
+// input they look at (sorted keys).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 #define CK(x)                                                                          \
@@ -33,4 +36,13 @@ inline double time_graph(cudaGraphExec_t ex, cudaStream_t s, int launches) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+/// n keys drawn uniformly from [0, bins) and sorted: the held-out set's "sorted" distribution.
+inline std::vector<std::uint32_t> sorted_keys(std::size_t n, std::uint32_t bins) {
+  std::vector<std::uint32_t> k(n);
+  std::mt19937_64 g(7);
+  for (auto& x : k) x = static_cast<std::uint32_t>(g() % bins);
+  std::sort(k.begin(), k.end());
+  return k;
 }

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "probe_graph_timing.hpp"
 namespace d = calm::detail;
 // The finishes tried: one lane loads the sum, a Decide picks the strategy, the line rule applies as in the
 // library's choice_program. Decide::stage runs on the whole block first (most do nothing).
@@ -134,11 +136,7 @@ using calm::index_t;
 int main(int argc, char** argv) {
   std::uint32_t const bins = 300000;
   index_t const n = index_t(1) << 24;
-  std::vector<std::uint32_t> hk(n);
-  std::mt19937_64 g(7);
-  for (auto& k : hk) k = static_cast<std::uint32_t>(g() % bins);
-  std::sort(hk.begin(), hk.end());
-  calm::backend::device_buffer<std::uint32_t> keys(hk);
+  calm::backend::device_buffer<std::uint32_t> keys(sorted_keys(static_cast<std::size_t>(n), bins));
   std::uint32_t const* pk = keys.data();
   using T = std::uint32_t;
   calm::default_exec const ex{};
