@@ -53,7 +53,11 @@ CALM_HD index_t tile_items(index_t threads) {
 /// block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
 /// the same code on a GPU; on the host a scalar loop with the state in registers, each chunk updated
 /// as it is loaded, since a lane that runs alone has no other loads to overlap).
-template <int Vec, bool PerLane, class Block, class K, class Values, class Init, class F>
+/// Unroll: a GPU compiler must unroll the tile's loops (CALM_UNROLL), keeping its chunks in registers;
+/// else it may keep them in local memory (nvcc did in the launch that holds hot_key's program beside the
+/// direct scatter's, and in scan_reduce's and vote_reduce's programs, where it ran faster for weighted
+/// updates: perf/results/cuda-h100-2026-11-26-hot-key-shared.md).
+template <int Vec, bool PerLane, bool Unroll = true, class Block, class K, class Values, class Init, class F>
 CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values const& values, index_t n, Init const& init, F&& f,
                                      bool only_first_tile = false) {
   constexpr int U = loads_in_flight;
@@ -70,16 +74,26 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
         auto const c0 = map([base](int tt) { return base + tt; }, t1);
         auto const state = init(w1, t1);
         auto const apply = [&](auto const& v, int u, auto const& kc, auto const& vc) {
-          for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+          if constexpr (Unroll) {
+            CALM_UNROLL for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+          } else {
+            for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+          }
         };
         if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
           for (int u = 0; u < U; ++u) apply(w1, u, load_chunk<Vec>(w1, keys, c0 + u * threads), load_chunk<Vec>(w1, values, c0 + u * threads));
         } else if (full) {  // every load first, then every update
           decltype(load_chunk<Vec>(w1, keys, c0)) kc[U];
           decltype(load_chunk<Vec>(w1, values, c0)) vc[U];
-          for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
-          for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
-          for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
+          if constexpr (Unroll) {
+            CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
+            CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
+          } else {
+            for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
+            for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
+          }
         } else {
           for (int u = 0; u < U; ++u) {
             auto const c = c0 + u * threads;
@@ -99,9 +113,9 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
 }
 
 /// stream_items_with_state with no state: f(w, t, key, value).
-template <int Vec, class Block, class K, class Values, class F>
+template <int Vec, bool Unroll = true, class Block, class K, class Values, class F>
 CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false) {
-  stream_items_with_state<Vec, false>(
+  stream_items_with_state<Vec, false, Unroll>(
       blk, keys, values, n, [](auto const&, auto const&) { return 0; },
       [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile);
 }

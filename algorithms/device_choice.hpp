@@ -62,6 +62,9 @@ struct chosen_program {
   }
 };
 
+/// chosen_merge_program without hot_key's program.
+struct no_hot_key {};
+
 /// A direct scatter program whose warp strategy is a peer_reduce_if (`strategy`), run if the strategy
 /// at `decided` is naive or peer_reduce, and else ended at once. Both direct scatters in one launch:
 /// on an H100 each launch behind the choice that is not chosen costs 1.2 to 1.4 us
@@ -74,18 +77,32 @@ struct chosen_program {
 /// With float values the cap spilled 88-146 bytes and those calls ran 35-50 us slower; with even
 /// binning of floats it spilled 8-14 bytes (not measured): neither asks for it. On HIP the request
 /// becomes the kernel's launch bounds there (not measured on an AMD GPU).
-template <class Program>
+/// Where hot_key's program (HotKey, not no_hot_key) rides along, the same launch runs it when the
+/// choice is hot_key, with hot_key's block-local memory given to every block: one launch behind the
+/// choice for three strategies. That launch asks for one block of 1,024 (64 registers; 51 for
+/// histograms, 61 for float sums on sm_90): capped at 32 the histogram's spilled and hot_key ran 4%
+/// slower, uncapped the float one took 72 and halved its blocks (perf/probe_hot_key_shared.cu).
+template <class Program, class HotKey = no_hot_key>
 struct chosen_merge_program {
   strategy const* decided;
   Program program;
+  HotKey hot = {};
   static constexpr bool counts_plain_keys = is_same_value<std::decay_t<decltype(std::declval<Program>().values)>>::value &&
                                             std::is_same<std::decay_t<decltype(std::declval<Program>().key_map)>, identity_key>::value;
-  static constexpr int resident_1024_blocks =
-      resident_1024_blocks_of<Program>::value > 0 ? resident_1024_blocks_of<Program>::value : counts_plain_keys ? 2 : 0;
+  static constexpr bool with_hot_key = !std::is_same<HotKey, no_hot_key>::value;
+  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value > 0 ? resident_1024_blocks_of<Program>::value
+                                              : with_hot_key                               ? 1
+                                              : counts_plain_keys                          ? 2
+                                                                                           : 0;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     strategy const s = *decided;
+    if constexpr (with_hot_key)
+      if (s == strategy::hot_key) {
+        hot(blk);
+        return;
+      }
     if (s != strategy::naive && s != strategy::peer_reduce) return;
     Program p = program;
     p.strategy.merge = s == strategy::peer_reduce;

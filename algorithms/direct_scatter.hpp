@@ -11,6 +11,24 @@
 namespace calm {
 namespace detail {
 
+/// Warp strategies whose direct scatter over chunks asks for 64 registers (one resident block of 1,024,
+/// two of 512): scan_reduce and vote_reduce with their tile in registers (CALM_UNROLL) took 66-79 for
+/// float and double values on sm_90, one block of 512 an SM.
+template <class Strategy>
+struct caps_tile_registers : std::false_type {};
+template <>
+struct caps_tile_registers<scan_reduce> : std::true_type {};
+template <int M>
+struct caps_tile_registers<vote_reduce<M>> : std::true_type {};
+
+/// Whether a direct scatter leaves its tile's loops to the compiler (stream_items' Unroll off):
+/// scan_reduce with values of 4 bytes from memory, which with the tile in registers ran sorted keys up
+/// to 1.18x longer on an H100 (float sums; with doubles 0.84-1.00x, with a value for every key 0.70-0.86x:
+/// perf/results/cuda-h100-2026-11-26-hot-key-shared.md).
+template <class Strategy, class Values, class T>
+struct leaves_tile_to_compiler
+    : std::integral_constant<bool, std::is_same<Strategy, scan_reduce>::value && !is_same_value<Values>::value && sizeof(T) <= 4> {};
+
 /// The block program of a direct scatter: every item updates the device table, lanes merged by Strategy.
 template <int Vec, class Strategy, class Op, class K, class Values, class T, class KeyMap>
 struct direct_scatter_program {
@@ -22,10 +40,12 @@ struct direct_scatter_program {
   index_t bins;
   KeyMap key_map;
   Strategy strategy;
+  static constexpr bool unrolls_tile = !leaves_tile_to_compiler<Strategy, Values, T>::value;
+  static constexpr int resident_1024_blocks = Vec > 1 && unrolls_tile && caps_tile_registers<Strategy>::value ? 1 : 0;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
+    stream_items<Vec, unrolls_tile>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
       auto const key = map_keys(w, key_map, k);
       auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
       when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });

@@ -125,7 +125,7 @@ merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, 
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program, where keys and
-/// values have at most 4 bytes): the blocks of a
+/// values have at most 4 bytes, and hot_key rides in it where it is reached too): the blocks of a
 /// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
@@ -146,11 +146,18 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
   // against 37, 4 blocks an SM against 3). The line rule (line_merge_rule) is the choice's: the
   // launches read naive or peer_reduce at `decided` and probe nothing.
+  // hot_key (`hot`, with its block-local `bytes`) rides in the same launch where the choice may end at it
+  // too: a launch not chosen costs 1.6-1.9 us on an H100 (perf/probe_chosen_launches.cu).
+  auto const shared_direct = [&](index_t blocks, auto const& make, auto const& hot, std::size_t bytes) {
+    auto const program = make(peer_reduce_if{});
+    using program_t = chosen_merge_program<std::decay_t<decltype(program)>, std::decay_t<decltype(hot)>>;
+    ex.for_each_resident_block(blocks, direct_threads, bytes, program_t{decided, program, hot});
+  };
+  bool const shares_direct = one_direct_launch<K, T> && has(strategy::naive) && has(strategy::peer_reduce);
   auto const direct = [&](index_t blocks, auto const& make) {
     if constexpr (one_direct_launch<K, T>) {
-      if (has(strategy::naive) && has(strategy::peer_reduce)) {
-        auto const program = make(peer_reduce_if{});
-        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program});
+      if (shares_direct) {
+        shared_direct(blocks, make, no_hot_key{}, 0);
         return;
       }
     }
@@ -170,17 +177,29 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   load_form const form = load_form_of<Exec>(keys, vals);
   with_load_form(form, [&](auto f) {
     constexpr load_form F = decltype(f)::value;
-    // hot_key before the direct launch: where the direct scatter is chosen (the short calls: 55-70 us
-    // against 170 us and more where hot_key is) the launch not chosen ends before it, not after it:
-    // hist_u32 sorted and runs32 at 300,000 entries ran 0.25-0.45 us faster on an H100, calls that run
-    // hot_key no slower (cuda-h100-2026-11-26-merge-program-registers.md)
+    // hot_key in the shared direct launch where there is one (on an H100, with the direct scatter's
+    // tile in registers, the calls at 300,000 entries and 2^24 keys of perf/probe_hot_key_shared.cu ran
+    // 1.0-3.0 us faster, whichever of the three ran: cuda-h100-2026-11-26-hot-key-shared.md); else its
+    // own launch before the direct one: where the direct scatter is chosen (the short calls) the launch
+    // not chosen ends before it, not after it (0.25-0.45 us: cuda-h100-2026-11-26-merge-program-registers.md)
+    index_t const blocks = blocks_with_work(n, direct_threads, form);
+    auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
+    bool direct_done = false;
     if constexpr (plain) {
       hot_key_options const h{};
-      if (has(strategy::hot_key))
-        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots, h.line_entries}.bytes(),
-                hot_key_program_for<F>(op, keys, vals, n, table, bins, h));
+      if (has(strategy::hot_key)) {
+        auto const hot = hot_key_program_for<F>(op, keys, vals, n, table, bins, h);
+        std::size_t const bytes = hot_key_layout<T>{h.slots, h.line_entries}.bytes();
+        if constexpr (one_direct_launch<K, T>) {
+          if (shares_direct && h.threads == direct_threads) {
+            shared_direct(blocks, make, hot, bytes);
+            direct_done = true;
+          }
+        }
+        if (!direct_done) guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, bytes, hot);
+      }
     }
-    direct(blocks_with_work(n, direct_threads, form), [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); });
+    if (!direct_done) direct(blocks, make);
     if (has(strategy::privatize) || has(strategy::privatize_peer_reduce) || has(strategy::privatize_adaptive)) {
       privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
       index_t const pb = blocks_with_work(n, plan.threads, form);

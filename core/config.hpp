@@ -28,6 +28,14 @@
 #define CALM_DEVICE_PASS 0
 #endif
 
+// A loop of a small fixed trip count that a GPU compiler must unroll, so that the arrays it indexes stay in
+// registers (nvcc left a block program's tile in local memory when the kernel also held hot_key's program).
+#if CALM_DEVICE_PASS
+#define CALM_UNROLL _Pragma("unroll")
+#else
+#define CALM_UNROLL
+#endif
+
 // A loop over the lanes of a host warp that the compiler should vectorize.
 #if defined(_OPENMP)
 #define CALM_SIMD _Pragma("omp simd")

@@ -78,18 +78,22 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
 }
 
 /// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
-/// T values, K keys): decided naive or peer_reduce, the table against the sequential reference; decided
-/// privatize (which these launches do not hold), the table as it was.
+/// T values, K keys): decided naive or peer_reduce (or hot_key, where `hot_key` says the launches hold
+/// it), the table against the sequential reference; decided privatize (which these launches do not
+/// hold), the table as it was. `counting`: the launches add 1 for every key, not the values.
 template <class T, class K = std::uint32_t, class Launch>
-void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch) {
+void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch, bool hot_key = false, bool counting = false) {
   auto g = rng(seed + static_cast<int>(kind) * 7 + n);
   index_t const bins = 4099;
   auto keys = table_keys<K>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<calm::plus, T>(static_cast<std::size_t>(n), g);
+  if (counting) std::fill(vals.begin(), vals.end(), T(1));
   auto init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
   buffer<K> dk(keys);
   buffer<T> dv(vals);
-  for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize}) {
+  std::vector<calm::strategy> decisions = {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize};
+  if (hot_key) decisions.push_back(calm::strategy::hot_key);
+  for (calm::strategy s : decisions) {
     INFO("decided " << calm::to_string(s));
     buffer<T> table(init);
     buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
@@ -142,6 +146,30 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: it runs the one decided,
   });
 }
 
+TEST_CASE("automatic's shared naive/peer_reduce/hot_key launch: it runs the one decided, the table is right either way", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(3, 1001, 40003);  // bulk calls launch nothing for n = 0
+  bool const counting = GENERATE(false, true);
+  CAPTURE(name, warp_size(), to_string(kind), n, counting);
+  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce)) |
+                         (1u << static_cast<int>(calm::strategy::hot_key));
+  check_chosen_direct<float>(
+      kind, n, 4259, "shared naive/peer_reduce/hot_key launch",
+      [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+      },
+      true);
+  if (counting)  // a histogram's: one for every key, 32 registers (below)
+    check_chosen_direct<std::uint32_t>(
+        kind, n, 4261, "shared naive/peer_reduce/hot_key launch, counting",
+        [&](calm::strategy const* decided, std::uint32_t const* keys, std::uint32_t const*, std::uint32_t* table, index_t bins) {
+          calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
+                                      table, bins, calm::detail::identity_key{}, true, exec{});
+        },
+        true, true);
+}
+
 // The shared launch asks for 32 registers (two resident blocks of 1,024) only for counting over plain
 // keys, where sm_90 fits them without spilling; weighted and key-mapped programs keep their own.
 namespace calm_test {
@@ -154,6 +182,15 @@ static_assert(calm::resident_1024_blocks_of<shared_direct_launch<std::uint32_t c
               "a weighted shared launch asks for nothing");
 static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::even_bin_key<float>>>::value == 0,
               "a key-mapped shared launch asks for nothing");
+// With hot_key's program too, histogram or weighted: 64 registers (one resident block of 1,024, two of 512).
+template <class Values>
+using shared_hot_key_launch = calm::detail::chosen_merge_program<
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, float, calm::detail::identity_key>,
+    calm::detail::hot_key_program<4, calm::plus, std::uint32_t, Values, float>>;
+static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<calm::same_value<float>>>::value == 1,
+              "a histogram's shared launch with hot_key asks for one resident block of 1,024");
+static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<float const*>>::value == 1,
+              "a weighted shared launch with hot_key asks for one resident block of 1,024");
 }  // namespace calm_test
 
 TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte values: the one decided runs, the other ends at once", "[bulk]") {
