@@ -13,6 +13,7 @@
 #include "line_merge_rule.hpp"
 #include "group_reduce.hpp"
 #include "peer_reduce.hpp"
+#include "update.hpp"
 #include "workspace.hpp"
 
 namespace calm {
@@ -65,8 +66,22 @@ struct chosen_program {
 /// chosen_merge_program without hot_key's program.
 struct no_hot_key {};
 
+/// Set a direct scatter's run-time merge to strategy s, if it holds s: peer_reduce_if holds naive and
+/// peer_reduce, switch_merge scan_reduce too.
+CALM_HD inline bool select_merge(peer_reduce_if& m, strategy s) {
+  if (s != strategy::naive && s != strategy::peer_reduce) return false;
+  m.merge = s == strategy::peer_reduce;
+  return true;
+}
+CALM_HD inline bool select_merge(switch_merge& m, strategy s) {
+  if (s != strategy::naive && s != strategy::scan_reduce && s != strategy::peer_reduce) return false;
+  m.kind = s == strategy::naive ? merge_kind::none : s == strategy::scan_reduce ? merge_kind::runs : merge_kind::peers;
+  return true;
+}
+
 /// A direct scatter program whose warp strategy is a peer_reduce_if (`strategy`), run if the strategy
-/// at `decided` is naive or peer_reduce, and else ended at once. Both direct scatters in one launch:
+/// at `decided` is naive or peer_reduce, and else ended at once (a switch_merge: scan_reduce too, where
+/// the choice may end at it). Both direct scatters in one launch:
 /// on an H100 each launch behind the choice that is not chosen costs 1.2 to 1.4 us
 /// (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md). Which of the two runs the choice has
 /// said, line rule included (choice_program): the blocks probe nothing.
@@ -87,6 +102,7 @@ struct chosen_merge_program {
   strategy const* decided;
   Program program;
   HotKey hot = {};
+  unsigned reach = ~0u;  ///< the strategies (bits) this launch runs, of those it can: a choice's reach
   static constexpr bool counts_plain_keys = is_same_value<std::decay_t<decltype(std::declval<Program>().values)>>::value &&
                                             std::is_same<std::decay_t<decltype(std::declval<Program>().key_map)>, identity_key>::value;
   static constexpr bool with_hot_key = !std::is_same<HotKey, no_hot_key>::value;
@@ -98,15 +114,14 @@ struct chosen_merge_program {
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     strategy const s = *decided;
+    if (((reach >> static_cast<int>(s)) & 1u) == 0) return;
     if constexpr (with_hot_key)
       if (s == strategy::hot_key) {
         hot(blk);
         return;
       }
-    if (s != strategy::naive && s != strategy::peer_reduce) return;
     Program p = program;
-    p.strategy.merge = s == strategy::peer_reduce;
-    p(blk);
+    if (select_merge(p.strategy, s)) p(blk);
   }
 };
 

@@ -88,8 +88,9 @@ strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape 
 }
 
 /// The strategies a choice finished on the device may run (launch_chosen launches each), as bits:
-/// the warp strategies naive and peer_reduce, hot_key, the block-local three, cluster_privatize.
-constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::peer_reduce)) |
+/// the warp strategies naive, scan_reduce and peer_reduce, hot_key, the block-local three, cluster_privatize.
+constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::scan_reduce)) |
+                                      (1u << static_cast<int>(strategy::peer_reduce)) |
                                       (1u << static_cast<int>(strategy::hot_key)) | (1u << static_cast<int>(strategy::privatize)) |
                                       (1u << static_cast<int>(strategy::privatize_peer_reduce)) |
                                       (1u << static_cast<int>(strategy::privatize_adaptive)) |
@@ -139,8 +140,9 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
     ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program));
   };
-  // naive and peer_reduce: direct scatters that differ only in the merge, so one launch serves both
-  // where the choice may end at either (make(merge) builds the program). Only for keys and values of
+  // naive, scan_reduce and peer_reduce: direct scatters that differ only in the merge, so one launch
+  // serves those the choice may end at, where there are two or more (make(merge) builds the program:
+  // peer_reduce_if for naive and peer_reduce, switch_merge where scan_reduce is one). Only for keys and values of
   // at most 4 bytes: with 8-byte values the program with both merges spilled on sm_90 (208 bytes of
   // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
   // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
@@ -149,11 +151,16 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // hot_key (`hot`, with its block-local `bytes`) rides in the same launch where the choice may end at it
   // too: a launch not chosen costs 1.6-1.9 us on an H100 (perf/probe_chosen_launches.cu).
   auto const shared_direct = [&](index_t blocks, auto const& make, auto const& hot, std::size_t bytes) {
-    auto const program = make(peer_reduce_if{});
-    using program_t = chosen_merge_program<std::decay_t<decltype(program)>, std::decay_t<decltype(hot)>>;
-    ex.for_each_resident_block(blocks, direct_threads, bytes, program_t{decided, program, hot});
+    auto const launch = [&](auto merge) {
+      auto const program = make(merge);
+      using program_t = chosen_merge_program<std::decay_t<decltype(program)>, std::decay_t<decltype(hot)>>;
+      ex.for_each_resident_block(blocks, direct_threads, bytes, program_t{decided, program, hot, reach});
+    };
+    if (has(strategy::scan_reduce)) launch(switch_merge{});
+    else launch(peer_reduce_if{});
   };
-  bool const shares_direct = one_direct_launch<K, T> && has(strategy::naive) && has(strategy::peer_reduce);
+  bool const shares_direct =
+      one_direct_launch<K, T> && int(has(strategy::naive)) + int(has(strategy::scan_reduce)) + int(has(strategy::peer_reduce)) >= 2;
   auto const direct = [&](index_t blocks, auto const& make) {
     if constexpr (one_direct_launch<K, T>) {
       if (shares_direct) {
@@ -162,6 +169,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
       }
     }
     if (has(strategy::naive)) guarded(strategy::naive, blocks, direct_threads, 0, make(naive{}));
+    if (has(strategy::scan_reduce)) guarded(strategy::scan_reduce, blocks, direct_threads, 0, make(scan_reduce{}));
     if (has(strategy::peer_reduce)) guarded(strategy::peer_reduce, blocks, direct_threads, 0, make(peer_reduce{}));
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
@@ -169,6 +177,9 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     index_t const blocks = blocks_with_work(n, direct_threads, load_form::items);
     if (has(strategy::naive))
       guarded(strategy::naive, blocks, direct_threads, 0, ordered_scatter_program<naive, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}});
+    if (has(strategy::scan_reduce))
+      guarded(strategy::scan_reduce, blocks, direct_threads, 0,
+              ordered_scatter_program<scan_reduce, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}});
     if (has(strategy::peer_reduce))
       guarded(strategy::peer_reduce, blocks, direct_threads, 0,
               ordered_scatter_program<peer_reduce, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}});

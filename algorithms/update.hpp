@@ -14,7 +14,29 @@ namespace calm {
 // Strategies: naive, scan_reduce, vote_reduce<M>, peer_reduce. Each has group(w, addr), which finds
 // how the warp's lanes merge (once, whatever the number of values), and the functions below apply it.
 
+/// How switch_merge merges a warp's lanes: not at all (naive), runs of neighbouring lanes (scan_reduce)
+/// or every group of equal keys (peer_reduce).
+enum class merge_kind { none, runs, peers };
+
+/// naive, scan_reduce or peer_reduce, the one `kind` says (uniform over the warp), picked at run time: one
+/// program for the three, as peer_reduce_if is for two. strategy::automatic launches it behind a choice
+/// on the device that may end at scan_reduce (detail::chosen_merge_program).
+struct switch_merge {
+  merge_kind kind = merge_kind::peers;
+};
+
 namespace detail {
+
+/// f(strategy), or for switch_merge f of the strategy its kind names.
+template <class Strategy, class F>
+CALM_HD decltype(auto) with_strategy(Strategy const& s, F&& f) {
+  return f(s);
+}
+template <class F>
+CALM_HD decltype(auto) with_strategy(switch_merge const& s, F&& f) {
+  if (s.kind == merge_kind::runs) return f(scan_reduce{});
+  return f(peer_reduce_if{s.kind == merge_kind::peers});
+}
 
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD void apply(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& v) {
@@ -67,7 +89,7 @@ CALM_HD void update(Warp const& w, Op op, Scope s, A const& addr, V const& value
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
   auto const a = detail::as_addresses(w, addr);
-  detail::apply(w, strategy.group(w, a), op, s, a, detail::as_values<T>(w, value));
+  detail::with_strategy(strategy, [&](auto const& st) { detail::apply(w, st.group(w, a), op, s, a, detail::as_values<T>(w, value)); });
 }
 
 /// d components per lane: lane i updates addr[c] with values[c] for c < d (addr: the lane's first
@@ -77,8 +99,10 @@ CALM_HD void update_n(Warp const& w, Op op, Scope s, A const& addr, V const* val
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
   auto const a = detail::as_addresses(w, addr);
-  auto const plan = strategy.group(w, a);
-  for (int c = 0; c < d; ++c) detail::apply(w, plan, op, s, a + c, detail::as_values<T>(w, values[c]));
+  detail::with_strategy(strategy, [&](auto const& st) {
+    auto const plan = st.group(w, a);
+    for (int c = 0; c < d; ++c) detail::apply(w, plan, op, s, a + c, detail::as_values<T>(w, values[c]));
+  });
 }
 
 /// As update, and each lane gets the value *addr had before its own update took effect, as if the
@@ -90,7 +114,7 @@ CALM_HD auto fetch_update(Warp const& w, Op op, Scope s, A const& addr, V const&
   using T = detail::element_t<A>;
   check_atomic_op<Op, T>();
   auto const a = detail::as_addresses(w, addr);
-  return detail::fetch(w, strategy.group(w, a), op, s, a, detail::as_values<T>(w, value));
+  return detail::with_strategy(strategy, [&](auto const& st) { return detail::fetch(w, st.group(w, a), op, s, a, detail::as_values<T>(w, value)); });
 }
 
 }  // namespace calm

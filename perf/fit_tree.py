@@ -34,9 +34,10 @@ BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
             "block_level", "clustering", "line_share"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
-# device_choosable); scan_reduce and vote_reduce were never the best by more than 3% on any input, until
-# 781c507 kept scan_reduce's tile in registers (now up to 1.3x on sorted keys into large tables: not yet in the leaves)
-LEAVES = {"naive", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"}
+# device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
+# 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
+# training files before 2026-11-27 hold its slower times
+LEAVES = {"naive", "scan_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"}
 # H100 (sm_90): one block's block-local memory and privatize's replication budget (58% of it), for
 # training files written before the "copies" counter existed
 H100_BLOCK_BYTES, H100_COPY_BUDGET = 232448, 232448 // 100 * 58

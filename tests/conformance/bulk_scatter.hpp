@@ -78,11 +78,12 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
 }
 
 /// Launches of a direct scatter behind a choice, `launch(decided, keys, values, table, bins)` (plus,
-/// T values, K keys): decided naive or peer_reduce (or hot_key, where `hot_key` says the launches hold
-/// it), the table against the sequential reference; decided privatize (which these launches do not
-/// hold), the table as it was. `counting`: the launches add 1 for every key, not the values.
+/// T values, K keys), each decision in turn: decided one of the strategies they hold (`held`), the table
+/// against the sequential reference; decided another (naive, scan_reduce, peer_reduce, hot_key,
+/// privatize), the table as it was. `counting`: the launches add 1 for every key, not the values.
 template <class T, class K = std::uint32_t, class Launch>
-void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch, bool hot_key = false, bool counting = false) {
+void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, Launch const& launch,
+                         std::vector<calm::strategy> const& held = {calm::strategy::naive, calm::strategy::peer_reduce}, bool counting = false) {
   auto g = rng(seed + static_cast<int>(kind) * 7 + n);
   index_t const bins = 4099;
   auto keys = table_keys<K>(static_cast<std::size_t>(n), kind, bins, g, true);
@@ -91,15 +92,15 @@ void check_chosen_direct(keys_kind kind, index_t n, int seed, char const* what, 
   auto init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
   buffer<K> dk(keys);
   buffer<T> dv(vals);
-  std::vector<calm::strategy> decisions = {calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize};
-  if (hot_key) decisions.push_back(calm::strategy::hot_key);
-  for (calm::strategy s : decisions) {
-    INFO("decided " << calm::to_string(s));
+  for (calm::strategy s : {calm::strategy::naive, calm::strategy::scan_reduce, calm::strategy::peer_reduce, calm::strategy::hot_key,
+                           calm::strategy::privatize}) {
+    bool const holds = std::find(held.begin(), held.end(), s) != held.end();
+    INFO("decided " << calm::to_string(s) << (holds ? ", held" : ", not held"));
     buffer<T> table(init);
     buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
     launch(static_cast<calm::strategy const*>(decided.data()), static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), table.data(), bins);
     synchronize();
-    if (s == calm::strategy::privatize) require_equal(table.download(), init, (std::string(what) + ", whose strategy was not chosen").c_str());
+    if (!holds) require_equal(table.download(), init, (std::string(what) + ", whose strategy was not chosen").c_str());
     else verify_scatter<calm::plus, T>(init, keys, vals, table.download(), what);
   }
 }
@@ -146,28 +147,56 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: it runs the one decided,
   });
 }
 
-TEST_CASE("automatic's shared naive/peer_reduce/hot_key launch: it runs the one decided, the table is right either way", "[bulk]") {
+TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one decided runs, the table is right either way", "[bulk]") {
   using namespace calm_test;
+  using calm::strategy;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(3, 1001, 40003);  // bulk calls launch nothing for n = 0
-  bool const counting = GENERATE(false, true);
-  CAPTURE(name, warp_size(), to_string(kind), n, counting);
-  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce)) |
-                         (1u << static_cast<int>(calm::strategy::hot_key));
+  auto const held = GENERATE(std::vector<strategy>{strategy::naive, strategy::peer_reduce, strategy::hot_key},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce, strategy::peer_reduce},
+                             std::vector<strategy>{strategy::scan_reduce, strategy::peer_reduce},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce, strategy::peer_reduce, strategy::hot_key},
+                             std::vector<strategy>{strategy::scan_reduce});
+  unsigned reach = 0;
+  std::string what = "launches of";
+  for (strategy s : held) {
+    reach |= 1u << static_cast<int>(s);
+    what += std::string(" ") + calm::to_string(s);
+  }
+  CAPTURE(name, warp_size(), to_string(kind), n, what);
   check_chosen_direct<float>(
-      kind, n, 4259, "shared naive/peer_reduce/hot_key launch",
-      [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
+      kind, n, 4259, what.c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
         calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
       },
-      true);
-  if (counting)  // a histogram's: one for every key, 32 registers (below)
-    check_chosen_direct<std::uint32_t>(
-        kind, n, 4261, "shared naive/peer_reduce/hot_key launch, counting",
-        [&](calm::strategy const* decided, std::uint32_t const* keys, std::uint32_t const*, std::uint32_t* table, index_t bins) {
-          calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
-                                      table, bins, calm::detail::identity_key{}, true, exec{});
-        },
-        true, true);
+      held);
+  check_chosen_direct<std::uint32_t>(  // a histogram's: one for every key
+      kind, n, 4261, (what + ", counting").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, std::uint32_t const*, std::uint32_t* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
+                                    table, bins, calm::detail::identity_key{}, true, exec{});
+      },
+      held, true);
+  check_chosen_direct<double>(  // 8-byte values: a launch each
+      kind, n, 4263, (what + ", 8-byte values").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, double const* vals, double* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+      },
+      held);
+  std::vector<index_t> reversed(static_cast<std::size_t>(n));  // an order to follow (a set_scatter's, say): the warp strategies only
+  for (index_t i = 0; i < n; ++i) reversed[static_cast<std::size_t>(i)] = n - 1 - i;
+  buffer<index_t> order(reversed);
+  std::vector<strategy> warp_held;
+  for (strategy s : held)
+    if (s != strategy::hot_key) warp_held.push_back(s);
+  check_chosen_direct<float>(
+      kind, n, 4267, (what + ", in an order").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach & ~(1u << static_cast<int>(strategy::hot_key)), calm::plus{}, keys, vals, order.data(), n, table, bins,
+                                    calm::detail::identity_key{}, false, exec{});
+      },
+      warp_held);
 }
 
 // The shared launch asks for 32 registers (two resident blocks of 1,024) only for counting over plain
