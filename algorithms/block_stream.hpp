@@ -55,8 +55,8 @@ CALM_HD index_t tile_items(index_t threads) {
 /// as it is loaded, since a lane that runs alone has no other loads to overlap).
 /// Unroll: a GPU compiler must unroll the tile's loops (CALM_UNROLL), keeping its chunks in registers;
 /// else it may keep them in local memory (nvcc did in the launch that holds hot_key's program beside the
-/// direct scatter's, and in scan_reduce's and vote_reduce's programs, where it ran faster for weighted
-/// updates: perf/results/cuda-h100-2026-11-26-hot-key-shared.md).
+/// direct scatter's, in hot_key's, scan_reduce's and vote_reduce's; only scan_reduce with 4-byte values
+/// from memory ran faster so: perf/results/cuda-h100-2026-11-26-hot-key-shared.md).
 template <int Vec, bool PerLane, bool Unroll = true, class Block, class K, class Values, class Init, class F>
 CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values const& values, index_t n, Init const& init, F&& f,
                                      bool only_first_tile = false) {
