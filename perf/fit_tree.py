@@ -305,11 +305,12 @@ def relabel(tree, inputs, keys, sampled=False):
             "right": relabel(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], child_sampled)}
 
 
-def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None):
+def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None, features=FEATURES):
     """The tree (read_model's) with each leaf whose line in the model file is in `at` replaced by a
     subtree grown, as fit() grows one (the same loss, sampling charge and lookahead, within max_depth),
     from the training inputs that reach it; every other node kept (the counts are those inputs'). A
-    grown leaf where no split pays picks its strategy again; one that no input reaches is kept."""
+    grown leaf where no split pays picks its strategy again; one that no input reaches is kept. The
+    grown subtrees test only `features`."""
     top = seen is None
     seen = set() if top else seen
     i = tree["row"]
@@ -317,13 +318,15 @@ def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None):
     if i in at and "leaf" not in tree:
         sys.exit(f"fit_tree: node {i} is not a leaf")
     if "leaf" in tree:
-        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3)) if i in at and keys else dict(tree, n=len(keys))
+        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3, features)) if i in at and keys else dict(tree, n=len(keys))
     else:
         f, thr = tree["feature"], tree["threshold"]
         child_sampled = sampled or f in SAMPLED
         out = {"feature": f, "threshold": thr, "n": len(keys),
-               "left": regrow(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], at, max_depth, child_sampled, seen),
-               "right": regrow(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], at, max_depth, child_sampled, seen)}
+               "left": regrow(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr], at, max_depth, child_sampled, seen,
+                              features),
+               "right": regrow(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr], at, max_depth, child_sampled, seen,
+                               features)}
     if top and set(at) - seen:
         sys.exit("fit_tree: no node " + " ".join(map(str, sorted(set(at) - seen))) + " in the tree")
     return out
@@ -463,6 +466,9 @@ def main():
                          "fitted to the training inputs that reach it (a split of its own where one pays, else the leaf's strategy "
                          "picked again); --out writes the result")
     ap.add_argument("--grow-depth", type=int, default=1, help="the depth of each --grow subtree (1: one split)")
+    ap.add_argument("--grow-without", nargs="+", default=[], choices=FEATURES, metavar="FEATURE",
+                    help="features the --grow subtrees may not test (block_level: a choice on a table larger than a block "
+                         "then samples without counting keys per block, as calm does where the tree reads no block level)")
     ap.add_argument("--features", nargs="+", default=[],
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
@@ -494,8 +500,9 @@ def main():
         tree = collapse(relabel(tree, inputs, keys))
         source = "the splits of " + a.tree + " with its leaves picked again from " + source
     elif a.tree and a.grow:
-        tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth)
-        source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth} from " + source
+        tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth, features=[f for f in FEATURES if f not in a.grow_without])
+        without = f" without {' '.join(a.grow_without)}" if a.grow_without else ""
+        source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth}{without} from " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
     if a.tree:
