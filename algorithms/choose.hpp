@@ -191,9 +191,12 @@ strategy choose_strategy(device_family family, scatter_shape const& shape, Sampl
 /// The rest of a walk, carried to the device: the subtree below the node where the known features left
 /// it, with the known tests inside it already taken (their values are fixed for the call) and each leaf
 /// already what its strategy becomes for this call (a block-local strategy on a table too large for a
-/// block becomes hot_key, say), renumbered in preorder. A small kernel parameter (a few hundred bytes:
-/// every launch copies it), from which blocks finish the walk on sampled statistics (statistics_of)
-/// without a round trip to the host; the same decisions as walk_tree on the whole tree.
+/// block becomes hot_key, say), renumbered in preorder. A small kernel parameter (under 1 KB: the
+/// sampling's launch copies it), from which blocks finish the walk on sampled statistics (statistics_of)
+/// without a round trip to the host; the same decisions as walk_tree on the whole tree. A walk of more
+/// nodes is finished on the host, which waits for the sampling: on an H100 that cost sampled calls
+/// 15-35 us (a tree with 17-19 nodes behind a table larger than a block, when the limit was 15:
+/// perf/results/cuda-h100-2026-11-26-scan-leaves.md); the fitted trees are checked against it below.
 struct tree_walk {
   /// A test of a sampled statistic (left >= 0) or a leaf.
   struct node {
@@ -202,7 +205,7 @@ struct tree_walk {
     std::int8_t left, right;
     strategy leaf;
   };
-  static constexpr int most_nodes = 15;
+  static constexpr int most_nodes = 31;
   node nodes[most_nodes];
   int size = 0;
 
@@ -264,5 +267,17 @@ bool make_walk(tree_view tree, scatter_shape const& shape, int start, Becomes&& 
   copy(copy, start);
   return fits;
 }
+
+/// The most nodes a walk of `tree` below node i can carry, whatever the call's known features: a bound
+/// (each known test counts its larger side, though another known test below may rule that side out).
+template <std::size_t N>
+constexpr int most_walk_nodes(tree_node const (&tree)[N], int i = 0) {
+  tree_node const& t = tree[i];
+  if (t.left < 0) return 1;
+  int const l = most_walk_nodes(tree, t.left), r = most_walk_nodes(tree, t.right);
+  return is_sampled(t.test) ? 1 + l + r : (l > r ? l : r);
+}
+static_assert(most_walk_nodes(models::hopper) <= tree_walk::most_nodes && most_walk_nodes(models::host) <= tree_walk::most_nodes,
+              "every walk of a fitted tree must fit tree_walk, or sampled calls wait for the host (perf/fit_tree.py checks it too)");
 
 }  // namespace calm

@@ -372,7 +372,24 @@ def flatten(tree):
     return nodes
 
 
+# the most nodes calm carries of a walk to the device (algorithms/choose.hpp, tree_walk::most_nodes): a call
+# whose walk below the known tests holds more waits for the host to finish it (15-35 us on an H100)
+MOST_WALK_NODES = 31
+
+
+def most_walk_nodes(tree):
+    """The most nodes a walk below the known tests can hold (a bound, as choose.hpp's most_walk_nodes)."""
+    if "leaf" in tree:
+        return 1
+    l, r = most_walk_nodes(tree["left"]), most_walk_nodes(tree["right"])
+    return 1 + l + r if tree["feature"] in SAMPLED else max(l, r)
+
+
 def write_model(tree, path, source, family):
+    walk = most_walk_nodes(tree)
+    if walk > MOST_WALK_NODES:
+        sys.exit(f"fit_tree: a walk of this tree may hold {walk} nodes, more than calm carries to the device ({MOST_WALK_NODES}): "
+                 "fit a shallower tree (--max-depth, --grow-depth)")
     nodes = flatten(tree)
     with open(path, "w") as f:
         f.write(f"// The {family} tree of the automatic choice (algorithms/choose.hpp), written by perf/fit_tree.py from\n")

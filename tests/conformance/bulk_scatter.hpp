@@ -456,27 +456,43 @@ constexpr calm::tree_node distinct_keys_tree[] = {
     /* 1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
     /* 2 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
-/// A sampled subtree of 17 nodes, more than tree_walk carries: the host samples and waits.
+/// A sampled subtree of 33 nodes, more than tree_walk carries (31): the host samples and waits.
 constexpr calm::tree_node deep_tree[] = {
-    /*  0 */ {feature::warp_level, 0.9, 1, 2, strategy::automatic},
-    /*  1 */ {feature::warp_level, 0.8, 3, 4, strategy::automatic},
-    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /*  3 */ {feature::warp_level, 0.7, 5, 6, strategy::automatic},
-    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /*  5 */ {feature::warp_level, 0.6, 7, 8, strategy::automatic},
-    /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /*  7 */ {feature::warp_level, 0.5, 9, 10, strategy::automatic},
-    /*  8 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /*  9 */ {feature::warp_level, 0.4, 11, 12, strategy::automatic},
-    /* 10 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 11 */ {feature::warp_level, 0.3, 13, 14, strategy::automatic},
-    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 13 */ {feature::warp_level, 0.2, 15, 16, strategy::automatic},
-    /* 14 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  0 */ {feature::warp_level, 0.95, 2, 1, strategy::automatic},
+    /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  2 */ {feature::warp_level, 0.90, 4, 3, strategy::automatic},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  4 */ {feature::warp_level, 0.85, 6, 5, strategy::automatic},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  6 */ {feature::warp_level, 0.80, 8, 7, strategy::automatic},
+    /*  7 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  8 */ {feature::warp_level, 0.75, 10, 9, strategy::automatic},
+    /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 10 */ {feature::warp_level, 0.70, 12, 11, strategy::automatic},
+    /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 12 */ {feature::warp_level, 0.65, 14, 13, strategy::automatic},
+    /* 13 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 14 */ {feature::warp_level, 0.60, 16, 15, strategy::automatic},
     /* 15 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 16 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 16 */ {feature::warp_level, 0.55, 18, 17, strategy::automatic},
+    /* 17 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 18 */ {feature::warp_level, 0.50, 20, 19, strategy::automatic},
+    /* 19 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 20 */ {feature::warp_level, 0.45, 22, 21, strategy::automatic},
+    /* 21 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 22 */ {feature::warp_level, 0.40, 24, 23, strategy::automatic},
+    /* 23 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 24 */ {feature::warp_level, 0.35, 26, 25, strategy::automatic},
+    /* 25 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 26 */ {feature::warp_level, 0.30, 28, 27, strategy::automatic},
+    /* 27 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 28 */ {feature::warp_level, 0.25, 30, 29, strategy::automatic},
+    /* 29 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 30 */ {feature::warp_level, 0.20, 32, 31, strategy::automatic},
+    /* 31 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 32 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
-static_assert(calm::well_formed(deep_tree), "the deep tree is walkable");
+static_assert(calm::well_formed(deep_tree) && calm::most_walk_nodes(deep_tree) == 33, "the deep tree is walkable and deeper than a carried walk");
 
 /// The device buffers and options of one bulk call whose choice the device reports (opt.chosen): keys,
 /// values, the table from `init`, under the line rule `min_line_repeats`.
@@ -675,7 +691,7 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
   CHECK(carried > 0);
   calm::tree_walk walk;
   calm::scatter_shape const shape = calm::detail::shape_of<calm::plus, float>(1000, 100, false, ex);
-  CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 17 nodes
+  CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 33 nodes
 }
 
 TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers hold (a recorded graph on CUDA)", "[bulk]") {
