@@ -36,7 +36,7 @@ FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
 # device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
 # 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
-# training files before 2026-11-27 hold its slower times
+# training files before cuda-h100-2026-11-26-bulk-train-resweep-52e2b90.json (its times again, on the inputs larger than a block) hold its slower times
 LEAVES = {"naive", "scan_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"}
 # H100 (sm_90): one block's block-local memory and privatize's replication budget (58% of it), for
 # training files written before the "copies" counter existed
