@@ -149,6 +149,21 @@ TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the larges
   // one copy of the largest table one block holds (capped on the host, whose blocks hold 64 MiB)
   index_t const cap = std::min<index_t>(calm::privatize_capacity<float>(exec{}), 1 << 20);
   check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256});
+  // adaptive_merge, every block merging: its probe's counters beside the table, or over it where the
+  // table fills the block (on a GPU the largest table does)
+  check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f});
+  check_privatize<calm::plus, float>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f});
+}
+
+TEST_CASE("privatize_scatter: adaptive_merge's probe counters go after the table where both fit a block", "[strategy][privatize]") {
+  calm::privatize_plan plan;
+  plan.bytes = 4001;
+  CHECK(calm::detail::probe_offset(plan, 1 << 16) == 4016);  // rounded up to 16 bytes
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, 4016) == 4016 + calm::detail::probe_bytes);
+  CHECK(calm::detail::probe_offset(plan, 4016 + calm::detail::probe_bytes) == 4016);
+  CHECK(calm::detail::probe_offset(plan, 4016 + calm::detail::probe_bytes - 1) == 0);  // over the table
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, 0) == 4001);
+  CHECK(calm::detail::program_bytes(plan, calm::naive{}, 0) == 4001);
 }
 
 TEST_CASE("privatize_scatter: bad input throws before launching and leaves the table as it was", "[strategy][privatize]") {
