@@ -89,7 +89,7 @@ struct privatized_scatter_program {
   private_layout layout;
   Strategy strategy;
   KeyMap key_map = {};
-  /// adaptive_merge: where its probe's counters start in block-local memory, in bytes (probe_offset)
+  /// adaptive_merge of a count: where its probe's sums start in block-local memory, in bytes (probe_offset)
   std::size_t probe_at = 0;
 
   /// adaptive_merge's kernel holds both paths; its registers capped at 64 per thread, so that a block
@@ -102,22 +102,27 @@ struct privatized_scatter_program {
   CALM_HD void operator()(Block const& blk) const {
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
     if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
-      // the probe's counters beside the table: both cleared before one barrier; over it: the table
-      // cleared once every thread has read the probe
-      std::uint32_t* const area = reinterpret_cast<std::uint32_t*>(blk.template scratch<unsigned char>() + probe_at);
-      bool const apart = probe_at > 0;
-      clear_probe(blk, area);
-      if (apart) tab.clear(blk, op);
-      else blk.sync();
-      hot_key_probe const probe = probe_hot_key<Vec, !is_same_value<Values>::value>(blk, keys, n, key_map, area);
-      bool const merge = probe.items > 0 && strategy.merges(probe, layout.copies, is_same_value<Values>::value);
+      constexpr bool counting = is_same_value<Values>::value;
+      hot_key_probe probe;
+      bool apart = false;
+      if constexpr (counting) {
+        // a count: probe_runs, its sums beside the table (both cleared before one barrier) or over it
+        // (the table cleared once every thread has read them)
+        std::uint32_t* const area = reinterpret_cast<std::uint32_t*>(blk.template scratch<unsigned char>() + probe_at);
+        apart = probe_at > 0;
+        clear_run_probe(blk, area);
+        if (apart) tab.clear(blk, op);
+        else blk.sync();
+        probe = probe_runs<Vec>(blk, keys, n, key_map, area);
+        if (!apart) blk.sync();
+      } else {
+        probe = probe_hot_key<Vec>(blk, keys, n, key_map, blk.template scratch<unsigned char>());
+      }
+      bool const merge = probe.items > 0 && strategy.merges(probe, layout.copies, counting);
       std::uint32_t* const merged = strategy.merged_blocks;
       if (merge && merged != nullptr)
         blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, merged, 1u); }); });
-      if (!apart) {
-        blk.sync();
-        tab.clear(blk, op);
-      }
+      if (!apart) tab.clear(blk, op);
       if (merge) stream_into(blk, tab, peer_reduce{});
       else stream_into(blk, tab, naive{});
     } else {
@@ -212,21 +217,23 @@ privatized_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> privatized
   return {op, keys, vals, n, table, plan.layout, strategy, key_map};
 }
 
-/// Where adaptive_merge's probe counters start in block-local memory, in bytes: after the table
-/// (rounded up to 16 bytes) where both fit in `limit` (the block's), so that the program clears them
-/// together before one barrier; else 0, over the table, which is cleared after the probe (two
-/// barriers more).
+/// Where adaptive_merge's probe of a count (probe_runs) keeps its sums in block-local memory, in
+/// bytes: after the table (rounded up to 16 bytes) where both fit in `limit` (the block's), so that
+/// the program clears them together before one barrier; else 0, over the table, which is cleared
+/// after the probe (one barrier more).
 inline std::size_t probe_offset(privatize_plan const& plan, std::size_t limit) {
   std::size_t const after = (plan.bytes + 15) / 16 * 16;
-  return after + probe_bytes <= limit ? after : 0;
+  return after + run_probe_bytes <= limit ? after : 0;
 }
 
 /// Block-local bytes of privatize_scatter's block program: the plan's table, and for adaptive_merge
-/// its probe's counters at probe_at (probe_offset).
+/// room for its probe: of a count (`counting`), the sums at probe_at (probe_offset); else
+/// probe_hot_key's, over the table (it runs before the table is cleared).
 template <class Strategy>
-std::size_t program_bytes(privatize_plan const& plan, Strategy const&, std::size_t probe_at) {
+std::size_t program_bytes(privatize_plan const& plan, Strategy const&, bool counting, std::size_t probe_at) {
   if (!std::is_same<Strategy, adaptive_merge>::value) return plan.bytes;
-  return probe_at > 0 ? probe_at + probe_bytes : std::max(plan.bytes, probe_bytes);
+  if (!counting) return std::max(plan.bytes, probe_bytes);
+  return probe_at > 0 ? probe_at + run_probe_bytes : std::max(plan.bytes, run_probe_bytes);
 }
 
 /// launch(program, bytes) with privatize_scatter's block program reading its items in form F and its
@@ -245,11 +252,11 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
       launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
       return;
     }
-    probe_at = probe_offset(plan, ex.block_local_bytes());
+    if (is_same_value<VS>::value) probe_at = probe_offset(plan, ex.block_local_bytes());
   }
   auto program = privatized_program<F>(op, keys, vals, n, table, plan, key_map, strategy);
   program.probe_at = probe_at;
-  launch(program, program_bytes(plan, strategy, probe_at));
+  launch(program, program_bytes(plan, strategy, is_same_value<VS>::value, probe_at));
 }
 
 /// Launch privatize_scatter's block program (arguments checked, the plan made, n > 0, bins > 0).

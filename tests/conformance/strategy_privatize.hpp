@@ -113,6 +113,9 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   CHECK(merged(one, -1.0f) == (host ? 0u : probed));
   CHECK(merged(one, -1.0f, true) == (host ? 0u : probed));
   CHECK(merged(spread, -1.0f) == 0u);
+  // no key twice: every offered key is counted exactly, once (a probe that counted keys by hash
+  // bucket merged here: two keys of one bucket reach 5% of a block of 32 threads)
+  CHECK(merged(spread, 0.05f, false, 1.01f) == 0u);
   // counting: a block merges on the lanes that share their warp's first key
   CHECK(merged(spread, 0.0f, true) == probed);
   CHECK(merged(one, 1.0f, true) == probed);  // every lane shares it
@@ -149,21 +152,26 @@ TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the larges
   // one copy of the largest table one block holds (capped on the host, whose blocks hold 64 MiB)
   index_t const cap = std::min<index_t>(calm::privatize_capacity<float>(exec{}), 1 << 20);
   check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256});
-  // adaptive_merge, every block merging: its probe's counters beside the table, or over it where the
-  // table fills the block (on a GPU the largest table does)
+  // adaptive_merge, every block merging; of a count, its probe's sums beside the table, or over it
+  // where the table fills the block (on a GPU the largest table does)
   check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f});
-  check_privatize<calm::plus, float>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f});
+  index_t const cap_u32 = std::min<index_t>(calm::privatize_capacity<std::uint32_t>(exec{}), 1 << 20);
+  check_privatize<calm::plus, std::uint32_t>(kind, 50000, cap_u32, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
+  check_privatize<calm::plus, std::uint32_t>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
 }
 
-TEST_CASE("privatize_scatter: adaptive_merge's probe counters go after the table where both fit a block", "[strategy][privatize]") {
+TEST_CASE("privatize_scatter: adaptive_merge's probe of a count keeps its sums after the table where both fit a block", "[strategy][privatize]") {
+  using calm::detail::run_probe_bytes;
   calm::privatize_plan plan;
   plan.bytes = 4001;
   CHECK(calm::detail::probe_offset(plan, 1 << 16) == 4016);  // rounded up to 16 bytes
-  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, 4016) == 4016 + calm::detail::probe_bytes);
-  CHECK(calm::detail::probe_offset(plan, 4016 + calm::detail::probe_bytes) == 4016);
-  CHECK(calm::detail::probe_offset(plan, 4016 + calm::detail::probe_bytes - 1) == 0);  // over the table
-  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, 0) == 4001);
-  CHECK(calm::detail::program_bytes(plan, calm::naive{}, 0) == 4001);
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, true, 4016) == 4016 + run_probe_bytes);
+  CHECK(calm::detail::probe_offset(plan, 4016 + run_probe_bytes) == 4016);
+  CHECK(calm::detail::probe_offset(plan, 4016 + run_probe_bytes - 1) == 0);  // over the table
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, true, 0) == 4001);
+  // values: probe_hot_key's room, over the table; other strategies: the table
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, false, 0) == std::max<std::size_t>(4001, calm::detail::probe_bytes));
+  CHECK(calm::detail::program_bytes(plan, calm::naive{}, true, 0) == 4001);
 }
 
 TEST_CASE("privatize_scatter: bad input throws before launching and leaves the table as it was", "[strategy][privatize]") {
