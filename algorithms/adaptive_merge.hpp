@@ -86,6 +86,18 @@ namespace detail {
 constexpr int probe_warps = 64;
 constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + 2 * sizeof(std::uint32_t));
 
+/// The first chunk (of Vec items) of this block's first tile, which adaptive_merge's probes read, or -1
+/// where the block has no full chunk.
+template <int Vec, class Block>
+CALM_HD index_t first_probed_chunk(Block const& blk, index_t n) {
+  index_t const chunks = n / Vec, tile_chunks = blk.threads() * loads_in_flight;
+  index_t first = -1;
+  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
+    if (first < 0) first = tile;
+  });
+  return first < 0 ? -1 : first * tile_chunks;
+}
+
 /// adaptive_merge's probe of this block's first tile (the tile stream_items_with_state starts with):
 /// the first item of each thread's first chunk, one key per thread spread over the tile. Each of the
 /// first probe_warps warps finds its largest group of equal keys (match_any) and offers that group's
@@ -94,14 +106,9 @@ constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + 2 * sizeof(
 /// block-local memory), free again when it returns.
 template <int Vec, class Block, class K, class KeyMap>
 CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* scratch) {
-  index_t const chunks = n / Vec, threads = blk.threads(), tile_chunks = threads * loads_in_flight;
-  index_t first = -1;
-  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
-    if (first < 0) first = tile;
-  });
+  index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);
   hot_key_probe r;
-  if (first < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
-  index_t const base = first * tile_chunks;
+  if (base < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
   r.items = std::min(threads, chunks - base);
   constexpr index_t none = std::numeric_limits<index_t>::min();  // no key: a lane without an item, a probe past the last
   index_t* const offered = reinterpret_cast<index_t*>(scratch);
@@ -190,14 +197,9 @@ CALM_HD void clear_run_probe(Block const& blk, std::uint32_t* area) {
 /// perf/results/cuda-h100-2026-11-26-adaptive-probe.md).
 template <int Vec, class Block, class K, class KeyMap>
 CALM_HD hot_key_probe probe_runs(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, std::uint32_t* area) {
-  index_t const chunks = n / Vec, threads = blk.threads(), tile_chunks = threads * loads_in_flight;
-  index_t first = -1;
-  blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
-    if (first < 0) first = tile;
-  });
+  index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);
   hot_key_probe r;
-  if (first < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
-  index_t const base = first * tile_chunks;
+  if (base < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
   r.items = r.run_items = std::min(threads, chunks - base);
   std::uint32_t* const runs = area;
   std::uint32_t* const firsts = area + 1;
