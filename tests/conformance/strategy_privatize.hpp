@@ -67,6 +67,7 @@ TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging 
   check_privatize<calm::plus, double>(kind, n, 33, opt, calm::vote_reduce<4>{});
   check_privatize<calm::plus, float>(kind, n, 300, opt, calm::adaptive_merge{});
   check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::adaptive_merge{0.0f, 0.0f});  // every block merges
+  check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, calm::adaptive_merge{0.0f, 0.0f}, false);  // a count: probe_runs
 }
 
 TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe finds a hot key, and only there", "[strategy][privatize]") {
