@@ -18,15 +18,15 @@ namespace calm {
 
 /// What adaptive_merge's probe finds in a block's first tile: of `items` keys (one per thread), the
 /// most that one offered key takes (`most`: a hot key, wherever it falls), and, of the `run_items` keys
-/// of the warps that offer, how many lie in the largest group of equal keys of their warp (`run`: equal
-/// keys side by side, as in sorted keys, or one hot key) and how many share their warp's first key
-/// (`first_run`: mostly equal keys side by side), each summed over those warps.
+/// (all of them), how many lie in the largest group of equal keys of their warp (`run`: equal keys side
+/// by side, as in sorted keys, or one hot key) and how many share their warp's first key (`first_run`:
+/// mostly equal keys side by side), each summed over the warps.
 struct hot_key_probe {
   index_t most = 0, items = 0, run = 0, run_items = 0, first_run = 0;
 };
 
 /// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
-/// (detail::probe_hot_key; a count: detail::probe_runs) and merges a warp's equal keys (peer_reduce)
+/// (detail::probe_block) and merges a warp's equal keys (peer_reduce)
 /// before each block-local atomic only where its probe finds keys that collide enough per copy of the
 /// table; elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
 /// where keys rarely repeat (match_any on every item), and saved up to 8x where one key took a quarter
@@ -73,18 +73,23 @@ struct adaptive_merge {
       return static_cast<double>(part) >= static_cast<double>(share) * copies * static_cast<double>(of);
     };
     if (counting) return reaches(p.first_run, p.run_items, counting_share);
-    return reaches(p.most, p.items, weighted_share) || reaches(p.run, p.run_items, weighted_run_share);
+    // a key seen once collides with nothing (a block's last tile may hold a few keys, each a large share)
+    return (p.most >= 2 && reaches(p.most, p.items, weighted_share)) || reaches(p.run, p.run_items, weighted_run_share);
   }
   /// Whether any block could merge into a table of `copies` copies (a probe of one key everywhere).
-  bool could_merge(int copies, bool counting) const { return merges(hot_key_probe{1, 1, 1, 1, 1}, copies, counting); }
+  bool could_merge(int copies, bool counting) const { return merges(hot_key_probe{2, 2, 2, 2, 2}, copies, counting); }
 };
 
 namespace detail {
 
-/// Block-local bytes of adaptive_merge's probe: up to probe_warps offered keys, their counts and their
-/// warps' largest groups and first keys' groups (16 bits each).
-constexpr int probe_warps = 64;
-constexpr std::size_t probe_bytes = probe_warps * (sizeof(index_t) + 2 * sizeof(std::uint32_t));
+/// adaptive_merge's probes keep their sums in block-local memory, zeroed by clear_probe before the
+/// barrier that precedes the probe: the sums over the warps of their largest groups and of their
+/// first keys' groups (and a pad word); for values (Most) also probe_slots owners (each warp's offered
+/// key with its group size, by atomic max) and a count per owner.
+constexpr int probe_slots = 128;
+constexpr std::size_t run_probe_bytes = 4 * sizeof(std::uint32_t);
+constexpr std::size_t hot_key_probe_bytes = run_probe_bytes + probe_slots * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
+constexpr std::size_t probe_area_bytes(bool counting) { return counting ? run_probe_bytes : hot_key_probe_bytes; }
 
 /// The first chunk (of Vec items) of this block's first tile, which adaptive_merge's probes read, or -1
 /// where the block has no full chunk.
@@ -98,115 +103,55 @@ CALM_HD index_t first_probed_chunk(Block const& blk, index_t n) {
   return first < 0 ? -1 : first * tile_chunks;
 }
 
-/// adaptive_merge's probe of this block's first tile (the tile stream_items_with_state starts with):
-/// the first item of each thread's first chunk, one key per thread spread over the tile. Each of the
-/// first probe_warps warps finds its largest group of equal keys (match_any) and offers that group's
-/// key (and counts the lanes that share its first lane's key), and each offered key is counted exactly
-/// among all the probed keys. Every thread gets the same answer. Uses `scratch` (probe_bytes of
-/// block-local memory), free again when it returns.
-template <int Vec, class Block, class K, class KeyMap>
-CALM_HD hot_key_probe probe_hot_key(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* scratch) {
-  index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);
-  hot_key_probe r;
-  if (base < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
-  r.items = std::min(threads, chunks - base);
-  constexpr index_t none = std::numeric_limits<index_t>::min();  // no key: a lane without an item, a probe past the last
-  index_t* const offered = reinterpret_cast<index_t*>(scratch);
-  std::uint32_t* const counts = reinterpret_cast<std::uint32_t*>(scratch + probe_warps * sizeof(index_t));
-  std::uint32_t* const groups = counts + probe_warps;
-  int const most_probes = probe_warps;  // a value: the device cannot bind a reference to the namespace constant
-  int probes = 0, width = 1;
-  // thread t's probed key (none where its chunk lies past the last), and whether it has one
-  auto const probed = [&](auto const& w, auto const& t) {
-    auto const c = map([base](int tt) { return base + tt; }, t);
-    auto const valid = map([chunks](index_t cc) { return cc < chunks; }, c);
-    return std::make_pair(valid, select(valid, map_keys(w, key_map, load(w, keys, select(valid, c * Vec, index_t(0)))), none));
-  };
-  blk.for_each_warp([&](auto const& w, auto t) {
-    constexpr int W = std::decay_t<decltype(w)>::size;
-    probes = std::min(most_probes, (blk.threads() + W - 1) / W);
-    width = W;
-    auto const warp = map([](int tt) { return tt / W; }, t);
-    if (any(w, warp < probes)) {  // the warp's lanes share their warp index
-      auto const [valid, key] = probed(w, t);
-      // the warp's largest group of equal keys (lanes without a key in none), its size found bit by bit
-      auto const group = select(valid, map([](auto c) { return static_cast<int>(c); }, popc(w, match_any(w, key))), 0);
-      int largest = 0;
-      for (int b = 6; b >= 0; --b)
-        if (any(w, group >= (largest | (1 << b)))) largest |= 1 << b;
-      int const at = ffs(w, ballot(w, group == largest)) - 1;
-      auto const top = shuffle(w, key, at < 0 ? 0 : at);  // none where no lane has a key
-      auto const first = static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == shuffle(w, key, 0)))));
-      when(w, lane_id(w) == 0, [&](auto const& l) {
-        store(l, offered, warp, top);
-        store(l, groups, warp, static_cast<std::uint32_t>(largest) | first << 16);
-      });
-    }
-    when(w, t < most_probes, [&](auto const& l) { store(l, counts, t, 0u); });
-  });
-  blk.sync();
-  blk.for_each_warp([&](auto const& w, auto t) {
-    auto const [valid, key] = probed(w, t);
-    // each offered key among this warp's keys, four at a time (independent loads and votes)
-    auto const offer = [&](int p) { return p < probes ? offered[p] : none; };
-    for (int p = 0; p < probes; p += 4) {
-      index_t const k0 = offer(p), k1 = offer(p + 1), k2 = offer(p + 2), k3 = offer(p + 3);
-      std::uint32_t const hits[4] = {static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k0)))),
-                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k1)))),
-                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k2)))),
-                                     static_cast<std::uint32_t>(popc(w, ballot(w, valid & (key == k3))))};
-      for (int j = 0; j < 4; ++j)
-        if (hits[j] > 0u)
-          when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, counts + p + j, hits[j]); });
-    }
-  });
-  blk.sync();
-  for (int p = 0; p < probes; ++p) {
-    r.most = std::max<index_t>(r.most, counts[p]);
-    r.run += groups[p] & 0xffffu;
-    r.first_run += groups[p] >> 16;
-  }
-  r.run_items = std::min<index_t>(r.items, static_cast<index_t>(probes) * width);
-  blk.sync();  // every thread has read the counts before the scratch is reused
-  return r;
-}
-
-/// Block-local memory of adaptive_merge's probe of a count (calm::constant values, where adaptive_merge
-/// reads first_run only): the sums over the warps of their largest groups and of their first keys' groups.
-constexpr std::size_t run_probe_bytes = 2 * sizeof(std::uint32_t);
-
-/// run_probe_bytes at `area` to zero, without a barrier (the caller's next barrier orders them before
-/// probe_runs).
-template <class Block>
-CALM_HD void clear_run_probe(Block const& blk, std::uint32_t* area) {
-  blk.for_each_warp([&](auto const& w, auto t) {
-    when(w, t == 0, [&](auto const& l) {
-      store(l, area, 0, 0u);
-      store(l, area, 1, 0u);
+/// probe_area_bytes(!Most) at `area` (16-byte aligned) to zero, without a barrier (the caller's next
+/// barrier orders the stores before the probe).
+template <bool Most, class Block>
+CALM_HD void clear_probe(Block const& blk, unsigned char* area) {
+  constexpr int words = static_cast<int>(probe_area_bytes(!Most) / sizeof(std::uint32_t));
+  std::uint32_t* const w32 = reinterpret_cast<std::uint32_t*>(area);
+  for (int base = 0; base < words; base += blk.threads())
+    blk.for_each_warp([&](auto const& w, auto t) {
+      auto const e = map([base](int tt) { return base + tt; }, t);
+      when(w, e < words, [&](auto const& l) { store(l, w32, e, 0u); });
     });
-  });
 }
 
-/// probe_hot_key for a count (calm::constant values): the same first tile, each warp's largest group
-/// of equal keys (match_any) and the lanes that share its first lane's key, summed in `area`
-/// (run_probe_bytes of block-local memory, zeroed by clear_run_probe before the last barrier) by one
-/// block-local atomic each per warp; one barrier, and no count of the offered keys (`most` stays 0:
-/// a count does not read it). Every thread gets the same answer; the area is read, not cleared. On an
-/// H100 privatize_adaptive's histograms ran 0.5-3.6 us faster a call than with probe_hot_key's three
-/// barriers and its loops over the offered keys (2.1-2.6 us on sorted keys:
-/// perf/results/cuda-h100-2026-11-26-adaptive-probe.md).
-template <int Vec, class Block, class K, class KeyMap>
-CALM_HD hot_key_probe probe_runs(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, std::uint32_t* area) {
+/// An offered key's slot among the probe_slots owners: the top bits of a multiplicative hash of its low 32 bits.
+CALM_HD inline int probe_slot(index_t key) { return static_cast<int>(static_cast<std::uint32_t>(key) * 2654435761u >> 25); }
+/// Keys an owner holds: [0, 2^40); the group size sits above them.
+constexpr index_t probe_key_limit = index_t(1) << 40;
+
+/// adaptive_merge's probe of this block's first tile (the tile stream_items_with_state starts with):
+/// the first item of each thread's first chunk, one key per thread spread over the tile. Each warp
+/// finds its largest group of equal keys (match_any) and the lanes that share its first lane's key,
+/// and adds both to the sums in `area` (probe_area_bytes(!Most) of block-local memory, zeroed by
+/// clear_probe before the last barrier) by a block-local atomic each. A count (not Most) stops there:
+/// one barrier, `most` 0 (adaptive_merge reads first_run only). Values (Most): each warp also offers
+/// its largest group's key to the owner slot of its hash, which keeps the offer of the largest group
+/// (ties: the larger key); after a barrier every probed key that owns its slot counts itself there,
+/// and after another `most` is the largest count: the exact count of an offered key, never more (a
+/// key of many warps' largest groups, as a hot key is, wins its slot). Every thread gets the same
+/// answer; the area is read, not cleared. On an H100 the count of a histogram took 0.5-3.6 us less a
+/// call than an exact count of each warp's offered key by a ballot per key and warp with three
+/// barriers (perf/results/cuda-h100-2026-11-26-adaptive-probe.md).
+template <int Vec, bool Most, class Block, class K, class KeyMap>
+CALM_HD hot_key_probe probe_block(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* area) {
   index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);
   hot_key_probe r;
   if (base < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
   r.items = r.run_items = std::min(threads, chunks - base);
-  std::uint32_t* const runs = area;
-  std::uint32_t* const firsts = area + 1;
-  blk.for_each_warp([&](auto const& w, auto t) {
+  std::uint32_t* const sums = reinterpret_cast<std::uint32_t*>(area);  // runs, first runs
+  std::uint64_t* const owners = reinterpret_cast<std::uint64_t*>(area + run_probe_bytes);
+  std::uint32_t* const counts = reinterpret_cast<std::uint32_t*>(area + run_probe_bytes + probe_slots * sizeof(std::uint64_t));
+  // thread t's probed key, where its chunk lies before the last
+  auto const probed = [&](auto const& w, auto const& t, auto&& body) {
     auto const c = map([base](int tt) { return base + tt; }, t);
     when(w, map([chunks](index_t cc) { return cc < chunks; }, c), [&](auto const& v) {
-      auto const key = map_keys(v, key_map, load(v, keys, map([](index_t cc) { return cc * Vec; }, c)));
+      body(v, map_keys(v, key_map, load(v, keys, map([](index_t cc) { return cc * Vec; }, c))));
+    });
+  };
+  blk.for_each_warp([&](auto const& w, auto t) {
+    probed(w, t, [&](auto const& v, auto const& key) {
       // the warp's largest group of equal keys, its size found bit by bit (a warp has at most 64 lanes)
       auto const group = map([](auto m) { return static_cast<int>(m); }, popc(v, match_any(v, key)));
       int largest = 0;
@@ -214,14 +159,54 @@ CALM_HD hot_key_probe probe_runs(Block const& blk, K const* keys, index_t n, Key
         if (any(v, group >= (largest | (1 << b)))) largest |= 1 << b;
       auto const same = static_cast<std::uint32_t>(popc(v, ballot(v, key == shuffle(v, key, leader_lane(v)))));
       when(v, elect_leader(v), [&](auto const& l) {
-        atomic_update(l, plus{}, scope::block_local{}, runs, static_cast<std::uint32_t>(largest));
-        atomic_update(l, plus{}, scope::block_local{}, firsts, same);
+        atomic_update(l, plus{}, scope::block_local{}, sums, static_cast<std::uint32_t>(largest));
+        atomic_update(l, plus{}, scope::block_local{}, sums + 1, same);
       });
+      if constexpr (Most) {
+        // the largest group's key (of its lowest lane), offered with the group's size above it (0: no offer)
+        auto const top = shuffle(v, key, ffs(v, ballot(v, group == largest)) - 1);
+        auto const offer = map([largest](index_t k) {
+          return k >= 0 && k < probe_key_limit ? static_cast<std::uint64_t>(largest) << 40 | static_cast<std::uint64_t>(k) : std::uint64_t(0);
+        }, top);
+        when(v, elect_leader(v), [&](auto const& l) {
+          atomic_update(l, max{}, scope::block_local{}, owners + map([](index_t k) { return probe_slot(k); }, top), offer);
+        });
+      }
     });
   });
   blk.sync();
-  r.run = runs[0];
-  r.first_run = firsts[0];
+  r.run = sums[0];
+  r.first_run = sums[1];
+  if constexpr (Most) {
+    blk.for_each_warp([&](auto const& w, auto t) {
+      probed(w, t, [&](auto const& v, auto const& key) {
+        auto const slot = map([](index_t k) { return probe_slot(k); }, key);
+        auto const owner = load(v, owners, slot);
+        auto const owns = map([](index_t k, std::uint64_t o) {
+          return o != 0u && k >= 0 && static_cast<std::uint64_t>(k) == (o & static_cast<std::uint64_t>(probe_key_limit - 1));
+        }, key, owner);
+        when(v, owns, [&](auto const& u) { atomic_update(u, plus{}, scope::block_local{}, counts + slot, 1u); });
+      });
+    });
+    blk.sync();
+    // the largest count, each warp reading them all (a count is at most 1,024: 11 bits, found bit by bit)
+    std::uint32_t most = 0;
+    blk.for_each_warp([&](auto const& w, auto) {
+      constexpr int W = std::decay_t<decltype(w)>::size;
+      auto const lane = lane_id(w);
+      int const slots = probe_slots;  // a value: the device cannot bind a reference to the namespace constant
+      auto m = map([](int) { return 0u; }, lane);
+      for (int i = 0; i < slots; i += W) {
+        auto const s = map([i, slots](int l) { return l + i < slots ? l + i : 0; }, lane);
+        m = map([](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; }, m, load(w, counts, s));
+      }
+      std::uint32_t top = 0;
+      for (int b = 10; b >= 0; --b)
+        if (any(w, m >= (top | (1u << b)))) top |= 1u << b;
+      most = top;
+    });
+    r.most = most;
+  }
   return r;
 }
 

@@ -89,7 +89,7 @@ struct privatized_scatter_program {
   private_layout layout;
   Strategy strategy;
   KeyMap key_map = {};
-  /// adaptive_merge of a count: where its probe's sums start in block-local memory, in bytes (probe_offset)
+  /// adaptive_merge: where its probe's area starts in block-local memory, in bytes (probe_offset)
   std::size_t probe_at = 0;
 
   /// adaptive_merge's kernel holds both paths; its registers capped at 64 per thread, so that a block
@@ -103,21 +103,15 @@ struct privatized_scatter_program {
     private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
     if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
       constexpr bool counting = is_same_value<Values>::value;
-      hot_key_probe probe;
-      bool apart = false;
-      if constexpr (counting) {
-        // a count: probe_runs, its sums beside the table (both cleared before one barrier) or over it
-        // (the table cleared once every thread has read them)
-        std::uint32_t* const area = reinterpret_cast<std::uint32_t*>(blk.template scratch<unsigned char>() + probe_at);
-        apart = probe_at > 0;
-        clear_run_probe(blk, area);
-        if (apart) tab.clear(blk, op);
-        else blk.sync();
-        probe = probe_runs<Vec>(blk, keys, n, key_map, area);
-        if (!apart) blk.sync();
-      } else {
-        probe = probe_hot_key<Vec>(blk, keys, n, key_map, blk.template scratch<unsigned char>());
-      }
+      // the probe's sums beside the table (both cleared before one barrier) or over it (the table
+      // cleared once every thread has read them)
+      unsigned char* const area = blk.template scratch<unsigned char>() + probe_at;
+      bool const apart = probe_at > 0;
+      clear_probe<!counting>(blk, area);
+      if (apart) tab.clear(blk, op);
+      else blk.sync();
+      hot_key_probe const probe = probe_block<Vec, !counting>(blk, keys, n, key_map, area);
+      if (!apart) blk.sync();
       bool const merge = probe.items > 0 && strategy.merges(probe, layout.copies, counting);
       std::uint32_t* const merged = strategy.merged_blocks;
       if (merge && merged != nullptr)
@@ -217,23 +211,21 @@ privatized_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> privatized
   return {op, keys, vals, n, table, plan.layout, strategy, key_map};
 }
 
-/// Where adaptive_merge's probe of a count (probe_runs) keeps its sums in block-local memory, in
-/// bytes: after the table (rounded up to 16 bytes) where both fit in `limit` (the block's), so that
-/// the program clears them together before one barrier; else 0, over the table, which is cleared
+/// Where adaptive_merge's probe (probe_block) keeps its area (probe_area_bytes) in block-local memory,
+/// in bytes: after the table (rounded up to 16 bytes) where both fit in `limit` (the block's), so
+/// that the program clears them together before one barrier; else 0, over the table, which is cleared
 /// after the probe (one barrier more).
-inline std::size_t probe_offset(privatize_plan const& plan, std::size_t limit) {
+inline std::size_t probe_offset(privatize_plan const& plan, std::size_t limit, bool counting) {
   std::size_t const after = (plan.bytes + 15) / 16 * 16;
-  return after + run_probe_bytes <= limit ? after : 0;
+  return after + probe_area_bytes(counting) <= limit ? after : 0;
 }
 
 /// Block-local bytes of privatize_scatter's block program: the plan's table, and for adaptive_merge
-/// room for its probe: of a count (`counting`), the sums at probe_at (probe_offset); else
-/// probe_hot_key's, over the table (it runs before the table is cleared).
+/// its probe's area at probe_at (probe_offset; 0: over the table).
 template <class Strategy>
 std::size_t program_bytes(privatize_plan const& plan, Strategy const&, bool counting, std::size_t probe_at) {
   if (!std::is_same<Strategy, adaptive_merge>::value) return plan.bytes;
-  if (!counting) return std::max(plan.bytes, probe_bytes);
-  return probe_at > 0 ? probe_at + run_probe_bytes : std::max(plan.bytes, run_probe_bytes);
+  return probe_at > 0 ? probe_at + probe_area_bytes(counting) : std::max(plan.bytes, probe_area_bytes(counting));
 }
 
 /// launch(program, bytes) with privatize_scatter's block program reading its items in form F and its
@@ -252,7 +244,7 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
       launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
       return;
     }
-    if (is_same_value<VS>::value) probe_at = probe_offset(plan, ex.block_local_bytes());
+    probe_at = probe_offset(plan, ex.block_local_bytes(), is_same_value<VS>::value);
   }
   auto program = privatized_program<F>(op, keys, vals, n, table, plan, key_map, strategy);
   program.probe_at = probe_at;

@@ -31,6 +31,29 @@ void check_privatize(keys_kind kind, index_t n, index_t bins, calm::privatize_op
   verify_scatter<Op, T>(init, used, vals, table.download(), "privatize_scatter");
 }
 
+/// The blocks of privatize_scatter with adaptive_merge `m` that merge (m.merged_blocks set here) on
+/// `keys` with `vals` (counting: calm::constant(1)) into a table of `bins` floats, one copy, `threads`
+/// threads per block; the table must come out right every time.
+inline std::uint32_t blocks_merged(std::vector<std::uint32_t> const& keys, std::vector<float> const& vals, index_t bins, int threads,
+                                   calm::adaptive_merge m, bool counting) {
+  index_t const n = static_cast<index_t>(keys.size());
+  buffer<std::uint32_t> dkeys(keys), count(std::vector<std::uint32_t>(1, 0u));
+  buffer<float> dvals(vals);
+  std::vector<float> init(static_cast<std::size_t>(bins), 0.5f), used = vals;
+  buffer<float> table(init);
+  m.merged_blocks = count.data();
+  calm::privatize_options const opt{1, 0, calm::copy_mapping::cyclic, threads};
+  if (counting) {
+    calm::privatize_scatter(calm::plus{}, dkeys.data(), calm::constant(1.0f), n, table.data(), bins, opt, m, exec{});
+    std::fill(used.begin(), used.end(), 1.0f);
+  } else {
+    calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins, opt, m, exec{});
+  }
+  synchronize();
+  verify_scatter<calm::plus, float>(init, keys, used, table.download(), "privatize_scatter, adaptive_merge");
+  return count.download()[0];
+}
+
 }  // namespace calm_test
 
 TEST_CASE("privatize_scatter: ops, types, key kinds and table sizes", "[strategy][privatize]") {
@@ -67,7 +90,7 @@ TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging 
   check_privatize<calm::plus, double>(kind, n, 33, opt, calm::vote_reduce<4>{});
   check_privatize<calm::plus, float>(kind, n, 300, opt, calm::adaptive_merge{});
   check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::adaptive_merge{0.0f, 0.0f});  // every block merges
-  check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, calm::adaptive_merge{0.0f, 0.0f}, false);  // a count: probe_runs
+  check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, calm::adaptive_merge{0.0f, 0.0f}, false);  // a count: probe_block without the owners
 }
 
 TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe finds a hot key, and only there", "[strategy][privatize]") {
@@ -82,25 +105,12 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   std::vector<float> vals = random_operands<calm::plus, float>(n, g);
   buffer<float> dvals(vals);
   // the blocks that merge, for keys, thresholds (every share `share`, or the weighted run share `run_share`
-  // where given) and values (counting: calm::constant); the table must come out right every time
+  // where given) and values (counting: calm::constant)
   auto merged = [&](std::vector<std::uint32_t> const& keys, float share, bool counting = false, float run_share = -2.0f) {
-    buffer<std::uint32_t> dkeys(keys), count(std::vector<std::uint32_t>(1, 0u));
-    std::vector<float> init(static_cast<std::size_t>(bins), 0.5f), used = vals;
-    buffer<float> table(init);
     calm::adaptive_merge m;
     m.weighted_share = m.counting_share = share;
     m.weighted_run_share = run_share > -2.0f ? run_share : share;
-    m.merged_blocks = count.data();
-    calm::privatize_options const opt{1, 0, calm::copy_mapping::cyclic, threads};
-    if (counting) {
-      calm::privatize_scatter(calm::plus{}, dkeys.data(), calm::constant(1.0f), n, table.data(), bins, opt, m, exec{});
-      std::fill(used.begin(), used.end(), 1.0f);
-    } else {
-      calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins, opt, m, exec{});
-    }
-    synchronize();
-    verify_scatter<calm::plus, float>(init, keys, used, table.download(), "privatize_scatter, adaptive_merge");
-    return count.download()[0];
+    return blocks_merged(keys, vals, bins, threads, m, counting);
   };
   std::uint32_t const probed = merged(spread, 0.0f);  // share 0: every block with a probed tile merges
   CHECK(probed >= (n >= 4 ? 1u : 0u));              // n = 3 has no full chunk of four keys: nothing to probe
@@ -115,7 +125,8 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   CHECK(merged(one, -1.0f, true) == (host ? 0u : probed));
   CHECK(merged(spread, -1.0f) == 0u);
   // no key twice: every offered key is counted exactly, once (a probe that counted keys by hash
-  // bucket merged here: two keys of one bucket reach 5% of a block of 32 threads)
+  // bucket merged here: two keys of one bucket reach 5% of a block of 32 threads), and a key seen once
+  // merges no block (a last tile of 16 chunks, n = 40,003 over 32 threads, gives each key 6%)
   CHECK(merged(spread, 0.05f, false, 1.01f) == 0u);
   // counting: a block merges on the lanes that share their warp's first key
   CHECK(merged(spread, 0.0f, true) == probed);
@@ -140,6 +151,41 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   CHECK(count.download()[0] == 0u);
 }
 
+TEST_CASE("privatize_scatter: adaptive_merge's probe counts the key of the warps' largest groups where another key shares its slot", "[strategy][privatize]") {
+  using namespace calm_test;
+  // full first tiles of 512 threads (2,048 chunks of four keys), the probed key of chunk c its first:
+  // warps of even index hold the hot key in their first W/4 lanes (an eighth of the probed keys),
+  // warps of odd index a larger key of the hot key's owner slot in their first W/4 - 1 lanes (less
+  // than 12%), the other keys distinct. The owner keeps the larger group: the hot key, counted
+  // exactly, reaches a share of 12%; had the larger key won the slot, no block would merge.
+  int const threads = 512, W = warp_size();
+  CAPTURE(name, W);
+  index_t const bins = 4099, n = 3 * threads * 4 * 4;
+  std::uint32_t const hot = 5;
+  std::uint32_t rival = hot + 1;
+  while (calm::detail::probe_slot(rival) != calm::detail::probe_slot(hot)) ++rival;
+  REQUIRE(rival < bins);
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n)), spread(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::size_t const c = i / 4, warp = c / static_cast<std::size_t>(W), lane = c % static_cast<std::size_t>(W);
+    std::uint32_t other = static_cast<std::uint32_t>((i * 2654435761u) % bins);
+    if (other == hot || other == rival) other = bins - 1;  // a filler key, at most twice a block
+    spread[i] = static_cast<std::uint32_t>((i * 2654435761u) % bins);
+    keys[i] = warp % 2 == 0 ? (lane < static_cast<std::size_t>(W / 4) ? hot : other) : (lane + 1 < static_cast<std::size_t>(W / 4) ? rival : other);
+  }
+  auto g = rng(7451 + W);
+  std::vector<float> vals = random_operands<calm::plus, float>(n, g);
+  calm::adaptive_merge every, at_12;
+  every.weighted_share = every.weighted_run_share = 0.0f;
+  at_12.weighted_share = 0.12f;
+  at_12.weighted_run_share = 1.01f;
+  std::uint32_t const probed = blocks_merged(spread, vals, bins, threads, every, false);
+  CHECK(probed >= 1u);
+  CHECK(blocks_merged(keys, vals, bins, threads, at_12, false) == probed);
+  at_12.weighted_share = 0.13f;  // above an eighth: out of reach
+  CHECK(blocks_merged(keys, vals, bins, threads, at_12, false) == 0u);
+}
+
 TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the largest table", "[strategy][privatize]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
@@ -153,26 +199,32 @@ TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the larges
   // one copy of the largest table one block holds (capped on the host, whose blocks hold 64 MiB)
   index_t const cap = std::min<index_t>(calm::privatize_capacity<float>(exec{}), 1 << 20);
   check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256});
-  // adaptive_merge, every block merging; of a count, its probe's sums beside the table, or over it
-  // where the table fills the block (on a GPU the largest table does)
+  // adaptive_merge, every block merging; its probe's area beside the table, or over it where the
+  // table fills the block (on a GPU the largest table does)
   check_privatize<calm::plus, float>(kind, 50000, cap, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f});
   index_t const cap_u32 = std::min<index_t>(calm::privatize_capacity<std::uint32_t>(exec{}), 1 << 20);
   check_privatize<calm::plus, std::uint32_t>(kind, 50000, cap_u32, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
   check_privatize<calm::plus, std::uint32_t>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
 }
 
-TEST_CASE("privatize_scatter: adaptive_merge's probe of a count keeps its sums after the table where both fit a block", "[strategy][privatize]") {
-  using calm::detail::run_probe_bytes;
+TEST_CASE("privatize_scatter: adaptive_merge's probe keeps its area after the table where both fit a block", "[strategy][privatize]") {
+  using calm::detail::probe_area_bytes;
   calm::privatize_plan plan;
   plan.bytes = 4001;
-  CHECK(calm::detail::probe_offset(plan, 1 << 16) == 4016);  // rounded up to 16 bytes
-  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, true, 4016) == 4016 + run_probe_bytes);
-  CHECK(calm::detail::probe_offset(plan, 4016 + run_probe_bytes) == 4016);
-  CHECK(calm::detail::probe_offset(plan, 4016 + run_probe_bytes - 1) == 0);  // over the table
-  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, true, 0) == 4001);
-  // values: probe_hot_key's room, over the table; other strategies: the table
-  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, false, 0) == std::max<std::size_t>(4001, calm::detail::probe_bytes));
-  CHECK(calm::detail::program_bytes(plan, calm::naive{}, true, 0) == 4001);
+  for (bool const counting : {true, false}) {
+    CAPTURE(counting);
+    std::size_t const area = probe_area_bytes(counting);
+    CHECK(calm::detail::probe_offset(plan, 1 << 16, counting) == 4016);  // rounded up to 16 bytes
+    CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, counting, 4016) == 4016 + area);
+    CHECK(calm::detail::probe_offset(plan, 4016 + area, counting) == 4016);
+    CHECK(calm::detail::probe_offset(plan, 4016 + area - 1, counting) == 0);  // over the table
+    CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, counting, 0) == std::max<std::size_t>(4001, area));
+    CHECK(calm::detail::program_bytes(plan, calm::naive{}, counting, 0) == 4001);  // other strategies: the table
+  }
+  // a table smaller than the area of values' probe, over it: the area
+  plan.bytes = 100;
+  CHECK(calm::detail::program_bytes(plan, calm::adaptive_merge{}, false, 0) == probe_area_bytes(false));
+  CHECK(probe_area_bytes(false) > probe_area_bytes(true));
 }
 
 TEST_CASE("privatize_scatter: bad input throws before launching and leaves the table as it was", "[strategy][privatize]") {
