@@ -34,7 +34,7 @@ struct hot_key_probe {
 /// (perf/results/cuda-h100-2026-11-24-privatize-merge.md, cuda-h100-2026-11-24-bulk-adaptive.md).
 struct adaptive_merge {
   /// Values read from an array: a block merges where one key takes at least this share of its probed
-  /// updates per copy of the table, wherever those updates fall (on a GPU a float's or double's
+  /// updates per copy of the table (and two of them at least), wherever those updates fall (on a GPU a float's or double's
   /// block-local atomic is a compare-and-swap loop: a hot key costs much even spread over the warps).
   /// Negative: the exec's default (gpu_weighted_share on a GPU; never on the host).
   float weighted_share = -1.0f;
@@ -130,10 +130,11 @@ constexpr index_t probe_key_limit = index_t(1) << 40;
 /// its largest group's key to the owner slot of its hash, which keeps the offer of the largest group
 /// (ties: the larger key); after a barrier every probed key that owns its slot counts itself there,
 /// and after another `most` is the largest count: the exact count of an offered key, never more (a
-/// key of many warps' largest groups, as a hot key is, wins its slot). Every thread gets the same
-/// answer; the area is read, not cleared. On an H100 the count of a histogram took 0.5-3.6 us less a
-/// call than an exact count of each warp's offered key by a ballot per key and warp with three
-/// barriers (perf/results/cuda-h100-2026-11-26-adaptive-probe.md).
+/// hot key's groups outgrow a stray key's, so it keeps a slot they share). Every thread gets the same
+/// answer; the area is read, not cleared. On an H100, against an exact count of each warp's offered
+/// key by a ballot per key and warp with three barriers, a histogram's call took 0.5-3.6 us less
+/// (perf/results/cuda-h100-2026-11-26-adaptive-probe.md) and a float or double sum's 1.7-2.4 us less
+/// in the median, up to 30 us (perf/results/cuda-h100-2026-11-27-owner-probe.md).
 template <int Vec, bool Most, class Block, class K, class KeyMap>
 CALM_HD hot_key_probe probe_block(Block const& blk, K const* keys, index_t n, KeyMap const& key_map, unsigned char* area) {
   index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);

@@ -6,7 +6,7 @@
 
 For runs, each case gets the median of `median_us` (what eval_tree.py reads) and of `real_time` over the
 runs; other fields are the first run's. The held-out table's header names the files and selections
-(perf/results/cuda-h100-2026-11-26-heldout-table.md).
+(perf/results/cuda-h100-2026-11-27-heldout-table.md).
 """
 import json
 import statistics
