@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <utility>
 
 #include "../core/exec.hpp"
 #include "../core/ops.hpp"
@@ -34,8 +32,9 @@ struct hot_key_probe {
 /// (perf/results/cuda-h100-2026-11-24-privatize-merge.md, cuda-h100-2026-11-24-bulk-adaptive.md).
 struct adaptive_merge {
   /// Values read from an array: a block merges where one key takes at least this share of its probed
-  /// updates per copy of the table (and two of them at least), wherever those updates fall (on a GPU a float's or double's
-  /// block-local atomic is a compare-and-swap loop: a hot key costs much even spread over the warps).
+  /// updates per copy of the table (and two of them at least), wherever those updates fall (on a GPU a
+  /// float's or double's block-local atomic is a compare-and-swap loop: a hot key costs much even
+  /// spread over the warps).
   /// Negative: the exec's default (gpu_weighted_share on a GPU; never on the host).
   float weighted_share = -1.0f;
   /// calm::constant values (a histogram's +1s, whose block-local atomics contend much less): a block
