@@ -10,6 +10,7 @@
 #include "../core/scope.hpp"
 #include "block_stream.hpp"
 #include "key_map.hpp"
+#include "known_keys.hpp"
 #include "update.hpp"
 
 namespace calm {
@@ -19,14 +20,18 @@ namespace calm {
 /// (all of them), how many lie in the largest group of equal keys of their warp (`run`: equal keys side
 /// by side, as in sorted keys, or one hot key) and how many share their warp's first key (`first_run`:
 /// mostly equal keys side by side), each summed over the warps.
+/// Of values, also the offered keys of the two largest counts (`hot`, -1 where none) and the second
+/// and third counts (`next`, `third`; the first is `most`).
 struct hot_key_probe {
   index_t most = 0, items = 0, run = 0, run_items = 0, first_run = 0;
+  index_t hot[2] = {-1, -1};
+  index_t next = 0, third = 0;
 };
 
 /// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
-/// (detail::probe_block) and merges a warp's equal keys (peer_reduce)
-/// before each block-local atomic only where its probe finds keys that collide enough per copy of the
-/// table; elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
+/// (detail::probe_block) and, before each block-local atomic, merges the lanes of its one or two hot
+/// keys (by a ballot each), or a warp's equal keys (peer_reduce), only where its probe finds keys
+/// that collide enough per copy of the table (merge_for); elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
 /// where keys rarely repeat (match_any on every item), and saved up to 8x where one key took a quarter
 /// or more of a one-copy table's float updates or runs of equal keys filled the warps
 /// (perf/results/cuda-h100-2026-11-24-privatize-merge.md, cuda-h100-2026-11-24-bulk-adaptive.md).
@@ -50,8 +55,18 @@ struct adaptive_merge {
   /// entry, a compare-and-swap each). Negative: the exec's default (gpu_weighted_run_share; never on the host).
   float weighted_run_share = -1.0f;
 
+  /// Values read from an array: the lanes of each of the probe's two hottest keys merge by a ballot
+  /// per key (known_keys_merge; the other lanes update on their own) where that key takes at least this
+  /// share of the block's probed updates per copy; this comes before merging every lane, unless the
+  /// warps' largest groups are more than twice the hot keys' updates (runs of many keys; merge_for).
+  /// On an H100 the float and double training inputs of one hot key (halfhot, hot10, hot25, zipf,
+  /// zipf8) on tables of 8 copies or fewer ran 1.4-2.3x faster by geometric mean per distribution, up
+  /// to 4.3x (perf/results/cuda-h100-2026-11-27-known-keys.md). Negative: the exec's default
+  /// (gpu_known_key_share on a GPU; never on the host).
+  float known_key_share = -1.0f;
+
   /// The defaults on a GPU, from the training inputs of the bulk sweep (H100; the results files above).
-  static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f, gpu_weighted_run_share = 0.25f;
+  static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f, gpu_weighted_run_share = 0.25f, gpu_known_key_share = 0.04f;
   /// On the host a block runs on one core: a hot key contends with nothing there, and peer_reduce's
   /// lane-by-lane match cost up to 37x (floats, half the keys on one of 100,000 bins), so by default
   /// the host never merges.
@@ -64,19 +79,56 @@ struct adaptive_merge {
     if (r.weighted_share < 0) r.weighted_share = host ? never : gpu_weighted_share;
     if (r.counting_share < 0) r.counting_share = host ? never : gpu_counting_share;
     if (r.weighted_run_share < 0) r.weighted_run_share = host ? never : gpu_weighted_run_share;
+    if (r.known_key_share < 0) r.known_key_share = host ? never : gpu_known_key_share;
     return r;
   }
-  /// Whether a block whose probe found `p` merges into a table of `copies` copies (shares resolved).
+  /// Whether a block whose probe found `p` merges every lane into a table of `copies` copies, the
+  /// hot keys aside (shares resolved).
   CALM_HD bool merges(hot_key_probe const& p, int copies, bool counting) const {
-    auto const reaches = [copies](index_t part, index_t of, float share) {
-      return static_cast<double>(part) >= static_cast<double>(share) * copies * static_cast<double>(of);
-    };
-    if (counting) return reaches(p.first_run, p.run_items, counting_share);
+    if (counting) return reaches(p.first_run, p.run_items, counting_share, copies);
     // a key seen once collides with nothing (a block's last tile may hold a few keys, each a large share)
-    return (p.most >= 2 && reaches(p.most, p.items, weighted_share)) || reaches(p.run, p.run_items, weighted_run_share);
+    return (p.most >= 2 && reaches(p.most, p.items, weighted_share, copies)) || reaches(p.run, p.run_items, weighted_run_share, copies);
   }
-  /// Whether any block could merge into a table of `copies` copies (a probe of one key everywhere).
-  bool could_merge(int copies, bool counting) const { return merges(hot_key_probe{2, 2, 2, 2, 2}, copies, counting); }
+  /// Of values: how many of the probe's hot keys reach known_key_share (0, 1 or 2: the first, then
+  /// both), each seen twice at least.
+  CALM_HD int known_keys(hot_key_probe const& p, int copies) const {
+    auto const known = [&](index_t part) { return part >= 2 && reaches(part, p.items, known_key_share, copies); };
+    return !known(p.most) ? 0 : known(p.next) ? 2 : 1;
+  }
+  /// How a block whose probe found `p` merges: its hot keys (`known` of them by ballot) where one or
+  /// two reach known_key_share, unless a third does too, half the lanes share their warp's first key
+  /// or the warps' largest groups are more than twice the hot keys' updates (keys side by side, whose
+  /// hot keys change from tile to tile); else every lane (peer_reduce) where merges(), or not at all.
+  struct choice {
+    bool every_lane = false;
+    int known = 0;
+  };
+  CALM_HD choice merge_for(hot_key_probe const& p, int copies, bool counting) const {
+    if (p.items == 0) return {};
+    int const known = counting ? 0 : known_keys(p, copies);
+    // a third key that reaches the share too: more hot keys than two (a few runs in the tile)
+    bool const more = known == 2 && p.third >= 2 && reaches(p.third, p.items, known_key_share, copies);
+    // most lanes share their warp's first key: keys side by side (sorted), whose hot keys in the first
+    // tile are not those of the next tiles (sorted float keys on 6,000 and 20,000 bins ran 1.9-4.2x
+    // slower by known keys)
+    bool const sorted = 2 * p.first_run >= p.run_items;
+    if (known == 0 || more || sorted) return {merges(p, copies, counting), 0};
+    index_t const hot = known == 2 ? p.most + p.next : p.most;
+    bool const runs = reaches(p.run, p.run_items, weighted_run_share, copies) && p.run > 2 * hot;
+    return runs ? choice{true, 0} : choice{false, known};
+  }
+  /// Whether any block could merge into a table of `copies` copies: one key everywhere merges every
+  /// lane, or one key of half the updates reaches known_key_share. On an H100 the probe cost floats
+  /// 6-16% on 1,536 bins (16 copies), where no training input's hot key reached 0.04 per copy.
+  bool could_merge(int copies, bool counting) const {
+    hot_key_probe const one{2, 2, 2, 2, 2}, half{2, 4, 2, 4, 2};
+    return merges(one, copies, counting) || (!counting && known_keys(half, copies) > 0);
+  }
+
+ private:
+  CALM_HD static bool reaches(index_t part, index_t of, float share, int copies) {
+    return static_cast<double>(part) >= static_cast<double>(share) * copies * static_cast<double>(of);
+  }
 };
 
 namespace detail {
@@ -189,23 +241,44 @@ CALM_HD hot_key_probe probe_block(Block const& blk, K const* keys, index_t n, Ke
       });
     });
     blk.sync();
-    // the largest count, each warp reading them all (a count is at most 1,024: 11 bits, found bit by bit)
-    std::uint32_t most = 0;
-    blk.for_each_warp([&](auto const& w, auto) {
-      constexpr int W = std::decay_t<decltype(w)>::size;
-      auto const lane = lane_id(w);
-      int const slots = probe_slots;  // a value: the device cannot bind a reference to the namespace constant
-      auto m = map([](int) { return 0u; }, lane);
-      for (int i = 0; i < slots; i += W) {
-        auto const s = map([i, slots](int l) { return l + i < slots ? l + i : 0; }, lane);
-        m = map([](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; }, m, load(w, counts, s));
+    // the three largest counts and the slots of the first two, each warp reading them all, as
+    // (count << 7 | slot) found bit by bit (a count is at most 1,024: 11 bits above the slot's 7)
+    auto const largest = [&](int skip, int skip2) {
+      std::uint32_t best = 0;
+      blk.for_each_warp([&](auto const& w, auto) {
+        constexpr int W = std::decay_t<decltype(w)>::size;
+        auto const lane = lane_id(w);
+        int const slots = probe_slots;  // a value: the device cannot bind a reference to the namespace constant
+        auto m = map([](int) { return 0u; }, lane);
+        for (int i = 0; i < slots; i += W) {
+          auto const s = map([i, slots](int l) { return l + i < slots ? l + i : 0; }, lane);
+          m = map([skip, skip2](std::uint32_t a, std::uint32_t c, int ss) {
+            std::uint32_t const packed = ss == skip || ss == skip2 || c == 0u ? 0u : c << 7 | static_cast<std::uint32_t>(ss);
+            return a > packed ? a : packed;
+          }, m, load(w, counts, s), s);
+        }
+        std::uint32_t top = 0;
+        for (int b = 17; b >= 0; --b)
+          if (any(w, m >= (top | (1u << b)))) top |= 1u << b;
+        best = top;
+      });
+      return best;
+    };
+    auto const key_of = [&](std::uint32_t top) {
+      return static_cast<index_t>(owners[top & 127u] & static_cast<std::uint64_t>(probe_key_limit - 1));
+    };
+    std::uint32_t const first = largest(-1, -1);
+    if (first != 0u) {
+      r.most = static_cast<index_t>(first >> 7);
+      r.hot[0] = key_of(first);
+      int const s0 = static_cast<int>(first & 127u);
+      std::uint32_t const second = largest(s0, -1);
+      if (second != 0u) {
+        r.next = static_cast<index_t>(second >> 7);
+        r.hot[1] = key_of(second);
+        r.third = static_cast<index_t>(largest(s0, static_cast<int>(second & 127u)) >> 7);
       }
-      std::uint32_t top = 0;
-      for (int b = 10; b >= 0; --b)
-        if (any(w, m >= (top | (1u << b)))) top |= 1u << b;
-      most = top;
-    });
-    r.most = most;
+    }
   }
   return r;
 }

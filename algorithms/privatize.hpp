@@ -112,12 +112,13 @@ struct privatized_scatter_program {
       else blk.sync();
       hot_key_probe const probe = probe_block<Vec, !counting>(blk, keys, n, key_map, area);
       if (!apart) blk.sync();
-      bool const merge = probe.items > 0 && strategy.merges(probe, layout.copies, counting);
+      adaptive_merge::choice const merge = strategy.merge_for(probe, layout.copies, counting);
       std::uint32_t* const merged = strategy.merged_blocks;
-      if (merge && merged != nullptr)
+      if ((merge.every_lane || merge.known > 0) && merged != nullptr)
         blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, merged, 1u); }); });
       if (!apart) tab.clear(blk, op);
-      if (merge) stream_into(blk, tab, peer_reduce{});
+      if (merge.every_lane) stream_into(blk, tab, peer_reduce{});
+      else if (merge.known > 0) stream_into(blk, tab, known_keys_merge{probe.hot[0], merge.known == 2 ? probe.hot[1] : probe.hot[0]});
       else stream_into(blk, tab, naive{});
     } else {
       tab.clear(blk, op);
@@ -139,8 +140,14 @@ struct privatized_scatter_program {
           return tab.template lane_views<loads_in_flight>(t, std::decay_t<decltype(w)>::size == 1);
         },
         [&](auto const& w, auto const&, auto const& lanes, int u, auto const& k, auto const& v) {
-          if constexpr (std::is_same<KeyMap, identity_key>::value) update(w, op, scope::block_local{}, lanes.slot(u, k), v, merge);
-          else update(w, op, scope::block_local{}, lanes.slot(u, map_keys(w, key_map, k)), v, merge);
+          if constexpr (std::is_same<Merge, known_keys_merge>::value) {
+            auto const key = map_keys(w, key_map, k);
+            update_known_keys(w, op, scope::block_local{}, lanes.slot(u, key), key, v, merge);
+          } else if constexpr (std::is_same<KeyMap, identity_key>::value) {
+            update(w, op, scope::block_local{}, lanes.slot(u, k), v, merge);
+          } else {
+            update(w, op, scope::block_local{}, lanes.slot(u, map_keys(w, key_map, k)), v, merge);
+          }
         });
   }
 };

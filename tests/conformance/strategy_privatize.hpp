@@ -70,6 +70,7 @@ TEST_CASE("privatize_scatter: ops, types, key kinds and table sizes", "[strategy
   check_privatize<calm::bit_xor, std::uint64_t, std::uint8_t>(kind, n, std::min<index_t>(bins, 256));
   check_privatize<calm::plus, std::uint32_t>(kind, n, bins, {}, calm::adaptive_merge{}, false);
   check_privatize<calm::plus, double>(kind, n, bins, {}, calm::adaptive_merge{});
+  check_privatize<calm::plus, float>(kind, n, bins, {}, calm::adaptive_merge{2.0f, 2.0f, nullptr, 2.0f, 0.0f});  // hot keys by ballot
 }
 
 TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging strategies", "[strategy][privatize]") {
@@ -91,6 +92,11 @@ TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging 
   check_privatize<calm::plus, float>(kind, n, 300, opt, calm::adaptive_merge{});
   check_privatize<calm::max, std::int32_t>(kind, n, 33, opt, calm::adaptive_merge{0.0f, 0.0f});  // every block merges
   check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, calm::adaptive_merge{0.0f, 0.0f}, false);  // a count: probe_block without the owners
+  // the probe's hot keys merged by ballot in every block that has them (no share for every lane)
+  calm::adaptive_merge const known{2.0f, 2.0f, nullptr, 2.0f, 0.0f};
+  check_privatize<calm::plus, double>(kind, n, 300, opt, known);
+  check_privatize<calm::min, std::int32_t>(kind, n, 33, opt, known);
+  check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, known, false);  // a count: never by known keys
 }
 
 TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe finds a hot key, and only there", "[strategy][privatize]") {
@@ -104,11 +110,11 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   for (std::size_t i = 0; i < spread.size(); ++i) spread[i] = static_cast<std::uint32_t>((i * 2654435761u) % bins);  // no key twice in 4,099
   std::vector<float> vals = random_operands<calm::plus, float>(n, g);
   buffer<float> dvals(vals);
-  // the blocks that merge, for keys, thresholds (every share `share`, or the weighted run share `run_share`
-  // where given) and values (counting: calm::constant)
+  // the blocks that merge (every lane or their hot keys), for keys, thresholds (every share `share`, or
+  // the weighted run share `run_share` where given) and values (counting: calm::constant)
   auto merged = [&](std::vector<std::uint32_t> const& keys, float share, bool counting = false, float run_share = -2.0f) {
     calm::adaptive_merge m;
-    m.weighted_share = m.counting_share = share;
+    m.weighted_share = m.counting_share = m.known_key_share = share;
     m.weighted_run_share = run_share > -2.0f ? run_share : share;
     return blocks_merged(keys, vals, bins, threads, m, counting);
   };
@@ -145,7 +151,7 @@ TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe fi
   std::vector<float> init(static_cast<std::size_t>(bins), 0.5f);
   buffer<float> table(init);
   calm::privatize_scatter(calm::plus{}, dkeys.data(), static_cast<float const*>(dvals.data()), n, table.data(), bins,
-                          calm::privatize_options{2, 1, calm::copy_mapping::cyclic, threads}, calm::adaptive_merge{0.6f, 0.6f, count.data(), 0.6f}, exec{});
+                          calm::privatize_options{2, 1, calm::copy_mapping::cyclic, threads}, calm::adaptive_merge{0.6f, 0.6f, count.data(), 0.6f, 0.6f}, exec{});
   synchronize();
   verify_scatter<calm::plus, float>(init, one, vals, table.download(), "privatize_scatter, adaptive_merge, two copies");
   CHECK(count.download()[0] == 0u);
@@ -178,12 +184,78 @@ TEST_CASE("privatize_scatter: adaptive_merge's probe counts the key of the warps
   calm::adaptive_merge every, at_12;
   every.weighted_share = every.weighted_run_share = 0.0f;
   at_12.weighted_share = 0.12f;
-  at_12.weighted_run_share = 1.01f;
+  at_12.weighted_run_share = at_12.known_key_share = 1.01f;
   std::uint32_t const probed = blocks_merged(spread, vals, bins, threads, every, false);
   CHECK(probed >= 1u);
   CHECK(blocks_merged(keys, vals, bins, threads, at_12, false) == probed);
   at_12.weighted_share = 0.13f;  // above an eighth: out of reach
   CHECK(blocks_merged(keys, vals, bins, threads, at_12, false) == 0u);
+  // the same share for the hot key's lanes alone (known_keys), where no share for every lane is reached
+  calm::adaptive_merge known;
+  known.weighted_share = known.weighted_run_share = known.counting_share = 2.0f;
+  known.known_key_share = 0.12f;
+  CHECK(blocks_merged(keys, vals, bins, threads, known, false) == probed);
+  CHECK(blocks_merged(keys, vals, bins, threads, known, true) == 0u);  // a count: never
+  known.known_key_share = 0.13f;
+  CHECK(blocks_merged(keys, vals, bins, threads, known, false) == 0u);
+  CHECK(blocks_merged(spread, vals, bins, threads, known, false) == 0u);  // no key twice
+  // the default: 4% per copy on a GPU; never on the host
+  known.known_key_share = -1.0f;
+  bool const host = exec::family == calm::device_family::host;
+  CHECK(known.resolved(exec::family).known_key_share == (host ? calm::adaptive_merge::never : calm::adaptive_merge::gpu_known_key_share));
+  CHECK(blocks_merged(keys, vals, bins, threads, known, false) == (host ? 0u : probed));  // one copy: 12% reaches 4%
+}
+
+TEST_CASE("privatize_scatter: adaptive_merge chooses between every lane, the hot keys and none from the probe", "[strategy][privatize]") {
+  using choice = calm::adaptive_merge::choice;
+  calm::adaptive_merge m;
+  m.weighted_share = 0.075f, m.counting_share = 0.5f, m.weighted_run_share = 0.25f, m.known_key_share = 0.04f;
+  auto const of = [&](calm::hot_key_probe const& p, int copies, bool counting = false) {
+    choice const c = m.merge_for(p, copies, counting);
+    return c.every_lane ? -1 : c.known;
+  };
+  using calm::index_t;
+  auto const probe = [](index_t most, index_t next, index_t run, index_t first_run = 0, index_t third = 1) {
+    calm::hot_key_probe p{most, 1024, run, 1024, first_run};
+    p.hot[0] = 7, p.hot[1] = 9, p.next = next, p.third = third;
+    return p;
+  };
+  // half the keys on one (its lanes are most of the warps' largest groups): that key alone, even where
+  // merging every lane is reached (50% >= 7.5% per copy); two keys of a quarter each: both
+  CHECK(of(probe(512, 2, 540), 1) == 1);
+  CHECK(of(probe(512, 2, 540), 4) == 1);
+  CHECK(of(probe(256, 250, 300), 1) == 2);
+  CHECK(of(probe(256, 30, 300), 4) == 1);  // the second below 4% of 4 copies
+  CHECK(of(probe(256, 250, 300), 8) == 0);  // 25% below 4% of 8 copies: and below 7.5% of them, so nothing
+  // runs of equal keys: the warps' largest groups are more than twice the hot keys' updates: every lane
+  CHECK(of(probe(64, 60, 1024), 1) == -1);
+  CHECK(of(probe(500, 2, 1000), 1) == 1);   // twice the hot key exactly: still the hot key
+  CHECK(of(probe(500, 2, 1001), 1) == -1);
+  CHECK(of(probe(64, 60, 200), 1) == 2);    // groups below the run share (25%): the hot keys
+  // a third key of the share: more hot keys than two (four runs in the tile): every lane where merges()
+  CHECK(of(probe(256, 256, 1024, 0, 256), 1) == -1);
+  CHECK(of(probe(256, 256, 300, 0, 256), 1) == -1);  // 25% >= 7.5% of one copy
+  CHECK(of(probe(64, 60, 200, 0, 50), 1) == 0);      // under 7.5% and the run share: none
+  CHECK(of(probe(64, 60, 200, 0, 40), 1) == 2);      // the third below 4%
+  // half the lanes share their warp's first key (sorted keys): the hot keys of this tile are not those
+  // of the next, so every lane where merges() (here 50% >= 7.5%), else none
+  CHECK(of(probe(512, 2, 540, 512), 1) == -1);
+  CHECK(of(probe(512, 2, 540, 511), 1) == 1);
+  CHECK(of(probe(64, 60, 200, 600), 1) == 0);
+  // no key twice, nothing probed, a count
+  CHECK(of(probe(1, 1, 32), 1) == 0);
+  CHECK(of(calm::hot_key_probe{}, 1) == 0);
+  CHECK(of(probe(512, 2, 540, 600), 1, true) == -1);  // a count merges every lane on first runs, never by hot keys
+  CHECK(of(probe(512, 2, 540, 100), 1, true) == 0);
+  // could_merge: a key of half the updates reaches 4% per copy up to 12 copies; 7.5% of one key up to 13
+  CHECK(m.could_merge(12, false));
+  CHECK(m.could_merge(13, false));
+  CHECK(!m.could_merge(14, false));
+  m.weighted_share = 2.0f;
+  CHECK(m.could_merge(12, false));
+  CHECK(!m.could_merge(13, false));
+  CHECK(m.could_merge(1, true));  // a count: 50% of first runs per copy, up to 2 copies; never by hot keys
+  CHECK(!m.could_merge(3, true));
 }
 
 TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the largest table", "[strategy][privatize]") {
