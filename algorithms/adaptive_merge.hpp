@@ -31,9 +31,10 @@ struct hot_key_probe {
 /// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
 /// (detail::probe_block) and, before each block-local atomic, merges the lanes of its one or two hot
 /// keys (by a ballot each), or a warp's equal keys (peer_reduce), only where its probe finds keys
-/// that collide enough per copy of the table (merge_for); elsewhere each lane updates on its own (naive). On an H100 merging cost 3-11x more than not
-/// where keys rarely repeat (match_any on every item), and saved up to 8x where one key took a quarter
-/// or more of a one-copy table's float updates or runs of equal keys filled the warps
+/// that collide enough per copy of the table (merge_for); elsewhere each lane updates on its own
+/// (naive). On an H100 merging every lane cost 3-11x more than not where keys rarely repeat
+/// (match_any on every item), and saved up to 8x where one key took a quarter or more of a one-copy
+/// table's float updates or runs of equal keys filled the warps
 /// (perf/results/cuda-h100-2026-11-24-privatize-merge.md, cuda-h100-2026-11-24-bulk-adaptive.md).
 struct adaptive_merge {
   /// Values read from an array: a block merges where one key takes at least this share of its probed
@@ -58,7 +59,7 @@ struct adaptive_merge {
   /// Values read from an array: the lanes of each of the probe's two hottest keys merge by a ballot
   /// per key (known_keys_merge; the other lanes update on their own) where that key takes at least this
   /// share of the block's probed updates per copy; this comes before merging every lane, unless the
-  /// warps' largest groups are more than twice the hot keys' updates (runs of many keys; merge_for).
+  /// keys sit side by side or a third key is hot too (merge_for).
   /// On an H100 the float and double training inputs of one hot key (halfhot, hot10, hot25, zipf,
   /// zipf8) on tables of 8 copies or fewer ran 1.4-2.3x faster by geometric mean per distribution, up
   /// to 4.3x (perf/results/cuda-h100-2026-11-27-known-keys.md). Negative: the exec's default
