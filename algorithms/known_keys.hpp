@@ -51,7 +51,8 @@ CALM_HD void update_known_keys(Warp const& w, Op op, Scope s, A const& addr, K c
         for (int d = 1; d < W; d <<= 1) t = map(op, t, shuffle_xor(w, t, d));
         return t;
       };
-      auto mine = select(is_first, total(first), x);
+      auto mine = x;
+      if (m1 != M(0)) mine = select(is_first, total(first), mine);  // a warp without the key skips its butterfly
       if (m2 != M(0)) mine = select(is_second, total(second), mine);
       auto const below = lanes_lt(w);
       auto const applies = map([m1, m2](bool f, bool sc, M lt) { return f ? (m1 & lt) == M(0) : !sc || (m2 & lt) == M(0); }, is_first, is_second, below);
