@@ -11,8 +11,13 @@
 #   4. HIP compile-check of the suite for gfx90a (wave64) and gfx1030 (wave32) with clang++-15 (the
 #      conformance suite and the library; not the perf suite, whose 15 CPU minutes for two targets took
 #      this script past CI's 90-minute limit on a 2-core machine: BACKEND=hip bash perf/run.sh builds it).
-# A clean run of all four took 79 and 84.5 minutes on a 2-core machine with the CUDA perf suite in step 3,
-# and 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944; 63 at 3696fe4); step 3 alone took 11.7 minutes without it, and the suite 4.4 more.
+# The compile-checks build nothing that runs here, so they trade optimization for time: nvcc compiles
+# host code at -O0 and runs ptxas at -O1 (NVVM keeps its -O3; on strategy_privatize 62 s instead of 96),
+# and clang compiles HIP at -O0 (67 s instead of 211, both targets); every template, device function and
+# kernel is still compiled and assembled for every target. The GPU node builds Release (-O3).
+# A clean run took 79 and 84.5 minutes on a 2-core machine with the CUDA perf suite in step 3, and
+# 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944; 63 at 3696fe4); at 8eb4f68 it ran
+# past 90 (the bulk and workload tests at -O3 took 12 CPU minutes with nvcc and 14 and more with clang).
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +60,8 @@ echo "== 3. CUDA compile-check (nvcc, sm_90; library and tests)"
 nvcc=$(command -v nvcc || true)
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
 if [ -n "$nvcc" ]; then
-  cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_BUILD_TYPE=Release -DCALM_BUILD_PERF=OFF
+  cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_FLAGS_RELEASE="-O0 -Xptxas -O1 -DNDEBUG" -DCALM_BUILD_PERF=OFF
   cmake --build "$root/cuda" -j "$jobs" && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
 else
   echo "calm: no nvcc on this machine (PATH or /usr/local/cuda/bin): CUDA compile-check not run" >&2
@@ -64,7 +70,7 @@ fi
 
 echo "== 4. HIP compile-check (clang++-15 -x hip, gfx90a + gfx1030)"
 cmake -S . -B "$root/hip" -G Ninja -DBACKEND=hip -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_BUILD_TYPE=Release \
-  -DCALM_HIP_ARCHITECTURES="gfx90a;gfx1030" -DCALM_BUILD_PERF=OFF
+  -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" -DCALM_HIP_ARCHITECTURES="gfx90a;gfx1030" -DCALM_BUILD_PERF=OFF
 cmake --build "$root/hip" -j "$jobs" && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
 
 echo
