@@ -17,7 +17,9 @@
 # kernel is still compiled and assembled for every target. The GPU node builds Release (-O3).
 # A clean run took 79 and 84.5 minutes on a 2-core machine with the CUDA perf suite in step 3, and
 # 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944; 63 at 3696fe4); at 8eb4f68 it ran
-# past 90 (the bulk and workload tests at -O3 took 12 CPU minutes with nvcc and 14 and more with clang).
+# past 90 (the bulk and workload tests at -O3 took 12 CPU minutes with nvcc and 14 and more with clang);
+# with the compile-checks' levels above, 72.5 minutes at 31e7b8b: step 1 21, step 2 26, step 3 12, step 4
+# 12 (bulk_scatter alone 9 and 8.5 CPU minutes in steps 3 and 4; tests/CMakeLists.txt now starts it first).
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
