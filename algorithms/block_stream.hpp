@@ -43,13 +43,34 @@ CALM_HD index_t tile_items(index_t threads) {
   return threads * loads_in_flight * Vec;
 }
 
+/// The gate of a stream (stream_items_with_state): what each thread calls once, after its first tile's
+/// loads and before its first update (at the end where it has no items); false ends its stream. A
+/// program that waits itself for the launch before it (awaits_prior_launch_of) waits there, so that
+/// its first loads overlap that launch. no_gate: none, nothing called.
+struct no_gate {
+  static constexpr bool active = false;
+  CALM_HD bool operator()() const { return true; }
+};
+/// A gate that asks f().
+template <class F>
+struct stream_gate {
+  static constexpr bool active = true;
+  F f;
+  CALM_HD bool operator()() const { return f(); }
+};
+template <class F>
+CALM_HD stream_gate<F> gate_with(F const& f) {
+  return {f};
+}
+
 /// The streaming loop of the block programs: f(w, t, state, u, key, value) for each of this block's
 /// items of keys[0, n) and values (a T const* or a same_value), where state = init(w, t) is what a
 /// thread computes once per tile (its copy of the table, say) and u < loads_in_flight is the chunk of
 /// the tile the item is in.
 /// Tiles of threads x loads_in_flight chunks of Vec items (the backend's block says which tiles are
 /// this block's), all loads of a full tile issued before its updates; block 0 also takes the last
-/// n % Vec items. `only_first_tile` stops after the block's first tile (a sample). Every thread of the
+/// n % Vec items. `only_first_tile` stops after the block's first tile (a sample); `gate` (see no_gate)
+/// may end the stream after the first tile's loads. Every thread of the
 /// block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
 /// the same code on a GPU; on the host a scalar loop with the state in registers, each chunk updated
 /// as it is loaded, since a lane that runs alone has no other loads to overlap).
@@ -57,15 +78,25 @@ CALM_HD index_t tile_items(index_t threads) {
 /// else it may keep them in local memory (nvcc did in the launch that holds hot_key's program beside the
 /// direct scatter's, in hot_key's, scan_reduce's and vote_reduce's; only scan_reduce with 4-byte values
 /// from memory ran faster so: perf/results/cuda-h100-2026-11-26-hot-key-shared.md).
-template <int Vec, bool PerLane, bool Unroll = true, class Block, class K, class Values, class Init, class F>
+template <int Vec, bool PerLane, bool Unroll = true, class Block, class K, class Values, class Init, class F, class Gate = no_gate>
 CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values const& values, index_t n, Init const& init, F&& f,
-                                     bool only_first_tile = false) {
+                                     bool only_first_tile = false, Gate const& gate = {}) {
   constexpr int U = loads_in_flight;
   index_t const chunks = n / Vec;
   index_t const threads = blk.threads(), tile_chunks = threads * U;
   bool first = true;
+  // the gate's answer: per thread on a GPU, per block on the host (where it is uniform)
+  bool passed = !Gate::active, open = true;
+  auto const pass = [&] {
+    if constexpr (Gate::active)
+      if (!passed) {
+        passed = true;
+        open = gate();
+      }
+    return open;
+  };
   blk.for_each_tile((chunks + tile_chunks - 1) / tile_chunks, [&](index_t tile) {
-    if (only_first_tile && !first) return;
+    if ((only_first_tile && !first) || !open) return;
     first = false;
     index_t const base = tile * tile_chunks;
     bool const full = base + tile_chunks <= chunks;
@@ -81,6 +112,7 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
           }
         };
         if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
+          if (!pass()) return;
           for (int u = 0; u < U; ++u) apply(w1, u, load_chunk<Vec>(w1, keys, c0 + u * threads), load_chunk<Vec>(w1, values, c0 + u * threads));
         } else if (full) {  // every load first, then every update
           decltype(load_chunk<Vec>(w1, keys, c0)) kc[U];
@@ -88,13 +120,16 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
           if constexpr (Unroll) {
             CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
             CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            if (!pass()) return;
             CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           } else {
             for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
             for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            if (!pass()) return;
             for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           }
         } else {
+          if (!pass()) return;
           for (int u = 0; u < U; ++u) {
             auto const c = c0 + u * threads;
             when(w1, c < chunks, [&](auto const& v) { apply(v, u, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
@@ -105,19 +140,21 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
       else lanes(w, t);
     });
   });
-  if (Vec > 1 && blk.index() == 0 && !only_first_tile)  // the last n % Vec items
+  if (Vec > 1 && blk.index() == 0 && !only_first_tile && n % Vec != 0 && pass())  // the last n % Vec items
     blk.for_each_warp([&](auto const& w, auto t) {
       auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
       when(w, i < n, [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
     });
+  if constexpr (Gate::active) pass();  // a thread without items passes it too
 }
 
 /// stream_items_with_state with no state: f(w, t, key, value).
-template <int Vec, bool Unroll = true, class Block, class K, class Values, class F>
-CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false) {
+template <int Vec, bool Unroll = true, class Block, class K, class Values, class F, class Gate = no_gate>
+CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false,
+                          Gate const& gate = {}) {
   stream_items_with_state<Vec, false, Unroll>(
       blk, keys, values, n, [](auto const&, auto const&) { return 0; },
-      [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile);
+      [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile, gate);
 }
 
 }  // namespace detail

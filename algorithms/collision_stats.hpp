@@ -211,6 +211,9 @@ struct collision_sample_program {
     index_t const ngroups = groups;
     std::uint32_t* const set = bitset;
     K const* const k = keys;
+    // a choice's launches, launched to overlap this one, may begin now: they load their first keys, then
+    // wait for this launch to end (chosen_merge_program)
+    if (m != nullptr) blk.allow_next_launch();
     blk.for_each_warp([&](auto const& w, auto t) { when(w, t < int(counters_used), [&](auto const& l) { store(l, c, t, 0u); }); });
     blk.sync();
     auto const add = [c](auto const& l, counter at, int v) { atomic_update(l, plus{}, scope::block_local{}, c + at, static_cast<std::uint32_t>(v)); };

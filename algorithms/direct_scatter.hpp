@@ -43,13 +43,18 @@ struct direct_scatter_program {
   static constexpr bool unrolls_tile = !leaves_tile_to_compiler<Strategy, Values, T>::value;
   static constexpr int resident_1024_blocks = Vec > 1 && unrolls_tile && caps_tile_registers<Strategy>::value ? 1 : 0;
 
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    stream_items<Vec, unrolls_tile>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
-      auto const key = map_keys(w, key_map, k);
-      auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
-      when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });
-    });
+  /// gate (block_stream.hpp, no_gate): called by each thread after its first loads, before its first
+  /// update; it may set `strategy` (a merge picked at run time) or end the scatter.
+  template <class Block, class Gate = no_gate>
+  CALM_HD void operator()(Block const& blk, Gate const& gate = {}) const {
+    stream_items<Vec, unrolls_tile>(
+        blk, keys, values, n,
+        [&](auto const& w, auto const&, auto const& k, auto const& v) {
+          auto const key = map_keys(w, key_map, k);
+          auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
+          when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });
+        },
+        false, gate);
   }
 };
 

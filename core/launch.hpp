@@ -15,6 +15,15 @@ struct resident_1024_blocks_of : std::integral_constant<int, 0> {};
 template <class Body>
 struct resident_1024_blocks_of<Body, std::void_t<decltype(Body::resident_1024_blocks)>> : std::integral_constant<int, Body::resident_1024_blocks> {};
 
+/// Whether a block program waits itself for the launch before it (Body::awaits_prior_launch): a GPU
+/// backend's kernel launched to overlap that launch then does not wait at its start, and the program
+/// calls blk.await_prior_launch() before it reads anything that launch writes, so that it can read
+/// what that launch leaves alone (its keys, say) first. Every thread must call it. The host ignores it.
+template <class Body, class = void>
+struct awaits_prior_launch_of : std::false_type {};
+template <class Body>
+struct awaits_prior_launch_of<Body, std::void_t<decltype(Body::awaits_prior_launch)>> : std::integral_constant<bool, Body::awaits_prior_launch> {};
+
 enum class launch_shape {
   /// A plain 1-D grid, one index per thread, `if (i < n)` cutting the last warp.
   linear,

@@ -18,9 +18,9 @@ namespace cuda {
 
 /// A block of a cluster program: a block program's block plus its cluster. Blocks index the whole
 /// launch (index(), count(), for_each_tile as usual); cluster_rank() is the block's place in its cluster.
-class cluster_block : public gpu::block<warp> {
+class cluster_block : public gpu::block<warp, runtime> {
  public:
-  using gpu::block<warp>::block;
+  using gpu::block<warp, runtime>::block;
   __device__ int cluster_rank() const { return static_cast<int>(cooperative_groups::this_cluster().block_rank()); }
   __device__ int cluster_size() const { return static_cast<int>(cooperative_groups::this_cluster().num_blocks()); }
   /// The block-local buffer of block `rank` of this cluster (this block's own for rank == cluster_rank()).

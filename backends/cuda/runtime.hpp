@@ -98,6 +98,13 @@ struct runtime {
     cudaGridDependencySynchronize();
 #endif
   }
+  /// Lets the launch after this one on its stream begin now, where it was launched to overlap this one
+  /// (its blocks still wait, in await_prior_launch, for this launch to end). A no-op before sm_90.
+  __device__ static void allow_next_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  }
   static void synchronize(cudaStream_t s) { CALM_CUDA_CHECK(cudaStreamSynchronize(s)); }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>
@@ -166,7 +173,7 @@ struct runtime {
   }
 };
 
-using block = gpu::block<warp>;
+using block = gpu::block<warp, runtime>;
 template <class T>
 using device_buffer = gpu::device_buffer<T, runtime>;
 

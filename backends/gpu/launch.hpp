@@ -24,7 +24,7 @@ constexpr int kokkos_range_max_blocks = 1024;
 
 /// One block of a block program (see calm::openmp::block for the contract): code outside
 /// for_each_warp runs on every thread and must be uniform; sync() is __syncthreads().
-template <class Warp>
+template <class Warp, class Runtime>
 class block {
  public:
   __device__ block(index_t index, index_t count, void* scratch) : index_(index), count_(count), scratch_(scratch) {}
@@ -34,6 +34,11 @@ class block {
   template <class T>
   __device__ T* scratch() const { return static_cast<T*>(scratch_); }
   __device__ void sync() const { __syncthreads(); }
+  /// In a program that waits for the launch before it itself (awaits_prior_launch_of): waits until that
+  /// launch has ended and its writes are seen (every thread, before it reads anything that launch wrote).
+  __device__ void await_prior_launch() const { Runtime::await_prior_launch(); }
+  /// Lets the next launch on the stream begin now where it overlaps this one (its blocks wait for this one to end).
+  __device__ void allow_next_launch() const { Runtime::allow_next_launch(); }
   /// f(tile) for tiles index(), index() + count(), ...: neighbouring blocks read neighbouring tiles.
   template <class F>
   __device__ void for_each_tile(index_t tiles, F&& f) const {
@@ -66,9 +71,10 @@ __global__ void kokkos_range_kernel(index_t n, Body body) {
 template <class Warp, class Runtime, class Body>
 __device__ void run_blocks(index_t count, Body const& body) {
   extern __shared__ uint4 calm_block_scratch[];
-  Runtime::await_prior_launch();  // launched to overlap the launch before it: wait for it (else a no-op)
+  // launched to overlap the launch before it: wait for it (else a no-op), unless the program waits itself
+  if constexpr (!awaits_prior_launch_of<Body>::value) Runtime::await_prior_launch();
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
-    body(block<Warp>(b, count, calm_block_scratch));
+    body(block<Warp, Runtime>(b, count, calm_block_scratch));
     __syncthreads();  // the next logical block reuses the scratch
   }
 }

@@ -58,6 +58,7 @@ struct runtime {
   }
   /// Nothing to wait for: no HIP launch overlaps the one before it.
   __device__ static void await_prior_launch() {}
+  __device__ static void allow_next_launch() {}
   static void synchronize(hipStream_t s) { CALM_HIP_CHECK(hipStreamSynchronize(s)); }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>
@@ -126,7 +127,7 @@ struct runtime {
   }
 };
 
-using block = gpu::block<warp>;
+using block = gpu::block<warp, runtime>;
 using exec = gpu::exec<warp, runtime>;
 template <class T>
 using device_buffer = gpu::device_buffer<T, runtime>;

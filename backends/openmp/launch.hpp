@@ -49,6 +49,9 @@ class block {
   }
   /// A barrier between phases. The host runs the phases of a block in order, so there is nothing to wait for.
   void sync() const {}
+  /// The host runs launches one after the other: nothing to wait for, nothing to let begin early.
+  void await_prior_launch() const {}
+  void allow_next_launch() const {}
   /// f(warp, thread) for each warp of the block; thread is the lane's index in the block. The last
   /// warp is ragged when threads() is not a multiple of W.
   template <class F>

@@ -112,6 +112,114 @@ TEST_CASE("launch: launches that overlap the one before them still start after i
   require_equal(a.download(), std::vector<int>(n, expect), "every launch after the one before it");
 }
 
+namespace calm_test {
+/// A block program that waits itself for the launch before it (calm::awaits_prior_launch_of): it reads
+/// `add`, which no launch writes, then waits, then doubles `a` (which the launch before it wrote) and adds.
+struct self_waiting_step {
+  static constexpr bool awaits_prior_launch = true;
+  int const* add;
+  int* a;
+  index_t n;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    blk.for_each_tile((n + blk.threads() - 1) / blk.threads(), [&](index_t t) {
+      blk.for_each_warp([&](auto const& w, auto tid) {
+        auto const i = calm::map([t, bt = blk.threads()](int x) { return t * bt + x; }, tid);
+        calm::when(w, i < n, [&](auto const& u) {
+          auto const d = calm::load(u, add, i);
+          blk.await_prior_launch();
+          calm::store(u, a, i, calm::load(u, a, i) * 2 + d);
+        });
+      });
+    });
+    blk.await_prior_launch();  // every thread, also one without items
+  }
+};
+
+/// A direct scatter whose stream passes a gate (calm::detail::gate_with) that marks its block and answers `open`.
+template <class Program>
+struct gated_scatter {
+  Program program;
+  int* passed;
+  index_t* count;
+  bool open;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    program(blk, calm::detail::gate_with([&] {
+      passed[blk.index()] = 1;
+      *count = blk.count();
+      return open;
+    }));
+  }
+};
+}  // namespace calm_test
+
+TEST_CASE("launch: a program that waits itself reads first what no launch writes, then sees the launch before it", "[launch][block]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 1000, 100003);
+  int const threads = GENERATE(64, 256);
+  CAPTURE(name, warp_size(), n, threads);
+  std::vector<int> add_h(n);
+  for (index_t i = 0; i < n; ++i) add_h[i] = static_cast<int>(i % 7);
+  buffer<int> a(n), add(add_h);
+  a.fill_bytes(0);
+  int* pa = a.data();
+  auto const ex = calm::detail::overlapping(exec{});
+  index_t const blocks = std::max<index_t>(1, (n + threads - 1) / threads);
+  for (int j = 0; j < 6; ++j) {
+    if (j % 2 == 0) {
+      ex.for_each_resident_block(blocks, threads, 0, CALM_LAMBDA(auto const& blk) {  // waits at its start
+        blk.for_each_tile((n + blk.threads() - 1) / blk.threads(), [&](index_t t) {
+          blk.for_each_warp([&](auto const& w, auto tid) {
+            auto const i = calm::map([t, bt = blk.threads()](int x) { return t * bt + x; }, tid);
+            calm::when(w, i < n, [&](auto const& u) { calm::store(u, pa, i, calm::load(u, pa, i) + 1); });
+          });
+        });
+      });
+    } else {
+      ex.for_each_resident_block(blocks, threads, 0, self_waiting_step{add.data(), pa, n});
+    }
+  }
+  synchronize();
+  std::vector<int> expect(n, 0);
+  for (int j = 0; j < 6; ++j)
+    for (index_t i = 0; i < n; ++i) expect[i] = j % 2 == 0 ? expect[i] + 1 : expect[i] * 2 + add_h[i];
+  require_equal(a.download(), expect, "each launch after the one before it");
+}
+
+TEST_CASE("launch: a stream's gate is passed by every block after its first loads; closed, nothing is written", "[launch][block]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1, 7, 4099, 100003);
+  bool const open = GENERATE(true, false);
+  index_t const bins = 1000;
+  CAPTURE(name, warp_size(), n, open);
+  auto g = rng(0x6a7e);
+  std::vector<std::uint32_t> keys_h(n);
+  for (auto& k : keys_h) k = static_cast<std::uint32_t>(g() % bins);
+  buffer<std::uint32_t> keys(keys_h), table(bins);
+  table.fill_bytes(0);
+  index_t const max_blocks = 40;
+  buffer<int> passed(max_blocks);
+  passed.fill_bytes(0);
+  buffer<index_t> count(1);
+  count.fill_bytes(0);
+  using program_t = calm::detail::direct_scatter_program<4, calm::naive, calm::plus, std::uint32_t, calm::same_value<std::uint32_t>, std::uint32_t,
+                                                         calm::detail::identity_key>;
+  program_t const program{calm::plus{}, keys.data(), calm::same_value<std::uint32_t>{1}, n, table.data(), bins, {}, {}};
+  exec{}.for_each_resident_block(max_blocks, 128, 0, gated_scatter<program_t>{program, passed.data(), count.data(), open});
+  synchronize();
+  index_t const blocks = count.download()[0];
+  REQUIRE(blocks >= 1);
+  REQUIRE(blocks <= max_blocks);
+  std::vector<int> want_passed(max_blocks, 0);
+  std::fill(want_passed.begin(), want_passed.begin() + blocks, 1);
+  require_equal(passed.download(), want_passed, "every block passes the gate");
+  std::vector<std::uint32_t> want(bins, 0);
+  if (open)
+    for (auto k : keys_h) ++want[k];
+  require_equal(table.download(), want, open ? "an open gate: the whole scatter" : "a closed gate: nothing written");
+}
+
 TEST_CASE("launch: bad arguments throw before launching and leave memory as it was", "[launch][errors]") {
   using namespace calm_test;
   CAPTURE(name);
