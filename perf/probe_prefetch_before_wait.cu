@@ -6,7 +6,8 @@
 // (programmatic dependent launch). Variants: the chooser lets its dependents launch at its start or not; before the
 // histogram waits for the chooser it does nothing, prefetches its first tile to L2 (prefetch.global.L2, one line a
 // thread), asks for the whole tile at once (cp.async.bulk.prefetch.L2, one thread), or loads its first tile into
-// registers. Each a CUDA graph timed host launch to wait, round-robin, medians in microseconds.
+// registers. Each a CUDA graph timed host launch to wait, round-robin, medians in microseconds. Results:
+// perf/results/cuda-h100-2026-11-27-first-tile.md.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 perf/probe_prefetch_before_wait.cu -o probe && ./probe [ROUNDS] [LOG2N]
 #include <cuda_runtime.h>
