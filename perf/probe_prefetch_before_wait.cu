@@ -10,25 +10,10 @@
 // perf/results/cuda-h100-2026-11-27-first-tile.md.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 perf/probe_prefetch_before_wait.cu -o probe && ./probe [ROUNDS] [LOG2N]
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <random>
 #include <string>
-#include <vector>
 
-#define CK(x)                                                                 \
-  do {                                                                        \
-    cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                           \
-    }                                                                         \
-  } while (0)
+#include "probe_graph_timing.hpp"  // CK
 
 struct meet_t {
   unsigned long long sum[10];
