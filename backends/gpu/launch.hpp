@@ -71,8 +71,11 @@ __global__ void kokkos_range_kernel(index_t n, Body body) {
 template <class Warp, class Runtime, class Body>
 __device__ void run_blocks(index_t count, Body const& body) {
   extern __shared__ uint4 calm_block_scratch[];
-  // launched to overlap the launch before it: wait for it (else a no-op), unless the program waits itself
+  // launched to overlap the launch before it: wait for it (else a no-op), unless the program waits itself;
+  // a block with no logical block waits here too, so that this launch never ends before the one before it
+  // (the launch after it, waiting for this one, counts on that)
   if constexpr (!awaits_prior_launch_of<Body>::value) Runtime::await_prior_launch();
+  else if (static_cast<index_t>(blockIdx.x) >= count) Runtime::await_prior_launch();
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
     body(block<Warp, Runtime>(b, count, calm_block_scratch));
     __syncthreads();  // the next logical block reuses the scratch
