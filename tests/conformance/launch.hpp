@@ -159,8 +159,9 @@ TEST_CASE("launch: a program that waits itself reads first what no launch writes
   index_t const n = GENERATE(0, 1, 1000, 100003);
   int const threads = GENERATE(64, 256);
   CAPTURE(name, warp_size(), n, threads);
+  auto g = rng(0x5e1f);
   std::vector<int> add_h(n);
-  for (index_t i = 0; i < n; ++i) add_h[i] = static_cast<int>(i % 7);
+  for (auto& x : add_h) x = static_cast<int>(g() % 7);
   buffer<int> a(n), add(add_h);
   a.fill_bytes(0);
   int* pa = a.data();
