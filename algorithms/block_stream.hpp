@@ -63,6 +63,17 @@ CALM_HD stream_gate<F> gate_with(F const& f) {
   return {f};
 }
 
+/// An update may pick its merge at run time and say so (`switches_per_tile`, as direct_scatter_program's
+/// does for switch_merge and peer_reduce_if): then f.for_tile(body) calls body(g), g the update with the
+/// merge picked fixed at compile time, and the stream calls it once per full tile instead of branching on
+/// the merge at every item (on an H100 the branch per item ran a histogram of sorted keys by scan_reduce
+/// 2.3 us, 5%, slower: perf/results/cuda-h100-2026-11-27-merge-per-tile.md). Other updates are used as they are.
+template <class F, class = void>
+struct switches_per_tile : std::false_type {};
+template <class F>
+struct switches_per_tile<F, std::enable_if_t<F::switches_per_tile>> : std::true_type {};
+
+
 /// The streaming loop of the block programs: f(w, t, state, u, key, value) for each of this block's
 /// items of keys[0, n) and values (a T const* or a same_value), where state = init(w, t) is what a
 /// thread computes once per tile (its copy of the table, say) and u < loads_in_flight is the chunk of
@@ -104,13 +115,14 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
       auto const lanes = [&](auto const& w1, auto const& t1) {
         auto const c0 = map([base](int tt) { return base + tt; }, t1);
         auto const state = init(w1, t1);
-        auto const apply = [&](auto const& v, int u, auto const& kc, auto const& vc) {
+        auto const apply_with = [&](auto const& g, auto const& v, int u, auto const& kc, auto const& vc) {
           if constexpr (Unroll) {
-            CALM_UNROLL for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+            CALM_UNROLL for (int j = 0; j < Vec; ++j) g(v, t1, state, u, component(kc, j), component(vc, j));
           } else {
-            for (int j = 0; j < Vec; ++j) f(v, t1, state, u, component(kc, j), component(vc, j));
+            for (int j = 0; j < Vec; ++j) g(v, t1, state, u, component(kc, j), component(vc, j));
           }
         };
+        auto const apply = [&](auto const& v, int u, auto const& kc, auto const& vc) { apply_with(f, v, u, kc, vc); };
         if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
           if (!pass()) return;
           for (int u = 0; u < U; ++u) apply(w1, u, load_chunk<Vec>(w1, keys, c0 + u * threads), load_chunk<Vec>(w1, values, c0 + u * threads));
@@ -121,7 +133,10 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
             CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
             CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
             if (!pass()) return;
-            CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
+            if constexpr (switches_per_tile<std::decay_t<F>>::value)
+              f.for_tile([&](auto const& g) { CALM_UNROLL for (int u = 0; u < U; ++u) apply_with(g, w1, u, kc[u], vc[u]); });
+            else
+              CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           } else {
             for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
             for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
@@ -148,13 +163,33 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
   if constexpr (Gate::active) pass();  // a thread without items passes it too
 }
 
+/// A switched update f(w, t, key, value) as stream_items_with_state calls it (with a state and a chunk it
+/// ignores), still switched per tile.
+template <class F>
+struct stateless_update {
+  F const& f;
+  static constexpr bool switches_per_tile = true;
+  template <class W, class Thread, class Key, class Value>
+  CALM_HD void operator()(W const& w, Thread const& t, int, int, Key const& k, Value const& v) const {
+    f(w, t, k, v);
+  }
+  template <class Body>
+  CALM_HD void for_tile(Body&& body) const {
+    f.for_tile([&](auto const& g) { body(stateless_update<std::decay_t<decltype(g)>>{g}); });
+  }
+};
+
 /// stream_items_with_state with no state: f(w, t, key, value).
 template <int Vec, bool Unroll = true, class Block, class K, class Values, class F, class Gate = no_gate>
 CALM_HD void stream_items(Block const& blk, K const* keys, Values const& values, index_t n, F&& f, bool only_first_tile = false,
                           Gate const& gate = {}) {
-  stream_items_with_state<Vec, false, Unroll>(
-      blk, keys, values, n, [](auto const&, auto const&) { return 0; },
-      [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile, gate);
+  auto const no_state = [](auto const&, auto const&) { return 0; };
+  if constexpr (switches_per_tile<std::decay_t<F>>::value)
+    stream_items_with_state<Vec, false, Unroll>(blk, keys, values, n, no_state, stateless_update<std::decay_t<F>>{f}, only_first_tile, gate);
+  else
+    stream_items_with_state<Vec, false, Unroll>(
+        blk, keys, values, n, no_state, [&](auto const& w, auto const& t, int, int, auto const& k, auto const& v) { f(w, t, k, v); }, only_first_tile,
+        gate);
 }
 
 }  // namespace detail

@@ -47,15 +47,33 @@ struct direct_scatter_program {
   /// update; it may set `strategy` (a merge picked at run time) or end the scatter.
   template <class Block, class Gate = no_gate>
   CALM_HD void operator()(Block const& blk, Gate const& gate = {}) const {
-    stream_items<Vec, unrolls_tile>(
-        blk, keys, values, n,
-        [&](auto const& w, auto const&, auto const& k, auto const& v) {
-          auto const key = map_keys(w, key_map, k);
-          auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
-          when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, strategy); });
-        },
-        false, gate);
+    if constexpr (picks_at_run_time<Strategy>::value) stream_items<Vec, unrolls_tile>(blk, keys, values, n, switched_update{this}, false, gate);
+    else stream_items<Vec, unrolls_tile>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) { update_item(strategy, w, k, v); }, false, gate);
   }
+
+  /// The update of an item merged by strategy s.
+  template <class S, class W, class Key, class Value>
+  CALM_HD void update_item(S const& s, W const& w, Key const& k, Value const& v) const {
+    auto const key = map_keys(w, key_map, k);
+    auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
+    when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, s); });
+  }
+
+  /// The update of a merge picked at run time (read when used: a gate may set it), branched on once per
+  /// full tile (block_stream.hpp, switches_per_tile) and per item elsewhere.
+  struct switched_update {
+    direct_scatter_program const* p;
+    static constexpr bool switches_per_tile = true;
+    template <class W, class Thread, class Key, class Value>
+    CALM_HD void operator()(W const& w, Thread const&, Key const& k, Value const& v) const {
+      with_fixed_strategy(p->strategy, [&](auto s) { p->update_item(s, w, k, v); });
+    }
+    template <class Body>
+    CALM_HD void for_tile(Body&& body) const {
+      auto const* q = p;
+      with_fixed_strategy(q->strategy, [&](auto s) { body([q, s](auto const& w, auto const&, auto const& k, auto const& v) { q->update_item(s, w, k, v); }); });
+    }
+  };
 };
 
 /// The same in a given order: the i-th item processed is item order[i] (positions outside [0, n) are skipped).

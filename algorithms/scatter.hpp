@@ -103,10 +103,17 @@ constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
 
-/// Whether naive and peer_reduce behind a choice share one launch (launch_chosen): keys and values of at
-/// most 4 bytes.
+/// Whether naive, scan_reduce and peer_reduce behind a choice share one launch (launch_chosen): keys and
+/// values of at most 4 bytes.
 template <class K, class T>
 constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
+
+/// Whether naive and peer_reduce alone share one (launch_chosen): 4-byte keys with 8-byte values. Their
+/// program takes 82 registers on sm_90 and spills nothing (tiles in registers); on an H100 it ran naive
+/// and peer_reduce as fast as their own launches, where one with scan_reduce too ran scan_reduce and
+/// peer_reduce up to 1.35x slower (perf/results/cuda-h100-2026-11-27-merge-per-tile.md).
+template <class K, class T>
+constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 
 /// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`
 /// (none where the rule is 0, or in a set_scatter order, where launch_chosen launches naive and
@@ -125,8 +132,9 @@ merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, 
 }
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
-/// reads it at `decided`; naive and peer_reduce share one launch, chosen_merge_program, where keys and
-/// values have at most 4 bytes, and hot_key rides in it where it is reached too): the blocks of a
+/// reads it at `decided`; naive, scan_reduce and peer_reduce share one launch, chosen_merge_program, where
+/// keys and values have at most 4 bytes, and hot_key rides in it where it is reached too; with 8-byte
+/// values naive and peer_reduce share one): the blocks of a
 /// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
@@ -142,10 +150,9 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   };
   // naive, scan_reduce and peer_reduce: direct scatters that differ only in the merge, so one launch
   // serves those the choice may end at, where there are two or more (make(merge) builds the program:
-  // peer_reduce_if for naive and peer_reduce, switch_merge where scan_reduce is one). Only for keys and values of
-  // at most 4 bytes: with 8-byte values the program with both merges spilled on sm_90 (208 bytes of
-  // stack) and automatic ran up to 1.65x slower than the best (cuda-h100-2026-11-24-bulk-path-mechanics.md).
-  // Not in a set_scatter order either: there naive alone needs fewer registers (float values: 32
+  // peer_reduce_if for naive and peer_reduce, switch_merge where scan_reduce is one). For keys and values of
+  // at most 4 bytes; with 8-byte values naive and peer_reduce only (naive_peer_launch), scan_reduce and
+  // hot_key on their own. Not in a set_scatter order: there naive alone needs fewer registers (float values: 32
   // against 37, 4 blocks an SM against 3). The line rule (line_merge_rule) is the choice's: the
   // launches read naive or peer_reduce at `decided` and probe nothing.
   // hot_key (`hot`, with its block-local `bytes`) rides in the same launch where the choice may end at it
@@ -165,6 +172,13 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     if constexpr (one_direct_launch<K, T>) {
       if (shares_direct) {
         shared_direct(blocks, make, no_hot_key{}, 0);
+        return;
+      }
+    } else if constexpr (naive_peer_launch<K, T>) {
+      if (has(strategy::naive) && has(strategy::peer_reduce)) {
+        auto const program = make(peer_reduce_if{});
+        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, {}, reach});
+        if (has(strategy::scan_reduce)) guarded(strategy::scan_reduce, blocks, direct_threads, 0, make(scan_reduce{}));
         return;
       }
     }
@@ -191,8 +205,12 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     // hot_key in the shared direct launch where there is one (on an H100, with the direct scatter's
     // tile in registers, the calls at 300,000 entries and 2^24 keys of perf/probe_hot_key_shared.cu ran
     // 1.0-3.0 us faster, whichever of the three ran: cuda-h100-2026-11-26-hot-key-shared.md); else its
-    // own launch before the direct one: where the direct scatter is chosen (the short calls) the launch
-    // not chosen ends before it, not after it (0.25-0.45 us: cuda-h100-2026-11-26-merge-program-registers.md)
+    // own launch before the direct ones: where the direct scatter is chosen (the short calls) the launch
+    // not chosen ends before it, not after it (0.25-0.45 us: cuda-h100-2026-11-26-merge-program-registers.md);
+    // after them where naive and peer_reduce share a launch of 8-byte values (naive_peer_launch), which
+    // loads its first tile before it waits for the choice, as the shared launch of 4-byte values does:
+    // right after the sampling, those loads overlap it; after hot_key's launch, they were loads wasted
+    // where hot_key or scan_reduce ran (2.5-3.7 us more a call on an H100: cuda-h100-2026-11-27-merge-per-tile.md)
     index_t const blocks = blocks_with_work(n, direct_threads, form);
     auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
     bool direct_done = false;
@@ -207,7 +225,13 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
             direct_done = true;
           }
         }
-        if (!direct_done) guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, bytes, hot);
+        if (!direct_done) {
+          if (naive_peer_launch<K, T> && has(strategy::naive) && has(strategy::peer_reduce)) {
+            direct(blocks, make);
+            direct_done = true;
+          }
+          guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, bytes, hot);
+        }
       }
     }
     if (!direct_done) direct(blocks, make);

@@ -38,6 +38,28 @@ CALM_HD decltype(auto) with_strategy(switch_merge const& s, F&& f) {
   return f(peer_reduce_if{s.kind == merge_kind::peers});
 }
 
+/// f of the strategy s stands for, fixed at compile time: for switch_merge naive, scan_reduce or
+/// peer_reduce, for peer_reduce_if naive or peer_reduce, for any other s itself.
+template <class Strategy, class F>
+CALM_HD void with_fixed_strategy(Strategy const& s, F&& f) {
+  f(s);
+}
+template <class F>
+CALM_HD void with_fixed_strategy(peer_reduce_if const& s, F&& f) {
+  if (s.merge) f(peer_reduce{});
+  else f(naive{});
+}
+template <class F>
+CALM_HD void with_fixed_strategy(switch_merge const& s, F&& f) {
+  if (s.kind == merge_kind::runs) f(scan_reduce{});
+  else if (s.kind == merge_kind::peers) f(peer_reduce{});
+  else f(naive{});
+}
+
+/// Whether a strategy is picked at run time (switch_merge, peer_reduce_if).
+template <class Strategy>
+struct picks_at_run_time : std::integral_constant<bool, std::is_same<Strategy, switch_merge>::value || std::is_same<Strategy, peer_reduce_if>::value> {};
+
 template <class Warp, class Op, class Scope, class A, class V>
 CALM_HD void apply(Warp const& w, peer_groups<Warp> const& g, Op op, Scope s, A const& addr, V const& v) {
   apply_groups(w, g, op, s, addr, v);
