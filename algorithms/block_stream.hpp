@@ -73,7 +73,6 @@ struct switches_per_tile : std::false_type {};
 template <class F>
 struct switches_per_tile<F, std::enable_if_t<F::switches_per_tile>> : std::true_type {};
 
-
 /// The streaming loop of the block programs: f(w, t, state, u, key, value) for each of this block's
 /// items of keys[0, n) and values (a T const* or a same_value), where state = init(w, t) is what a
 /// thread computes once per tile (its copy of the table, say) and u < loads_in_flight is the chunk of

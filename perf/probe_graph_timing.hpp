@@ -91,3 +91,19 @@ inline timing time_call(F const& f, cudaStream_t s, int calls) {
   std::sort(dt.begin(), dt.end());
   return {t[t.size() / 2], dt[dt.size() / 2]};
 }
+
+/// A non-blocking stream for a probe's calls.
+inline cudaStream_t probe_stream() {
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
+/// The values of the probes' float and double sums, 1 + (i % 7) / 4 (bench_bulk's weights).
+struct probe_weights {
+  std::vector<double> d;
+  std::vector<float> f;
+  explicit probe_weights(std::size_t n) : d(n), f(n) {
+    for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<float>(d[i] = 1.0 + static_cast<double>(i % 7) * 0.25);
+  }
+};

@@ -117,14 +117,10 @@ void probe(char const* workload, std::string const& dist, T const* vals, cudaStr
 }
 
 int main(int argc, char** argv) {
-  cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::size_t const n = std::size_t(1) << 24;
-  std::vector<double> v(n);
-  std::vector<float> vf(n);
-  for (std::size_t i = 0; i < n; ++i) vf[i] = static_cast<float>(v[i] = 1.0 + static_cast<double>(i % 7) * 0.25);
-  calm::backend::device_buffer<double> dv(v);
-  calm::backend::device_buffer<float> fv(vf);
+  cudaStream_t const s = probe_stream();
+  probe_weights const w(std::size_t(1) << 24);
+  calm::backend::device_buffer<double> dv(w.d);
+  calm::backend::device_buffer<float> fv(w.f);
   std::string const only = argc > 1 ? argv[1] : "";
   for (char const* dist : {"zipf", "twohot", "halfhot"}) {
     if (!only.empty() && only != dist) continue;
