@@ -7,6 +7,8 @@
 //   CALM_BULK_SET=train_items  bulk/train/... the same distributions from 6,144 entries up with 2^23 keys
 //   CALM_BULK_SET=train_coo    bulk/train/... coo_rows (sorted row indices of a sparse matrix) with 2^25 keys,
 //                                           and from 6,144 entries up with 2^23
+//   CALM_BULK_SET=train_window bulk/train/... window16 and window64 (uniform over a sixteenth or a 64th of the
+//                                           table) in tables larger than a block (from 65,536 entries), 2^25 and 2^23 keys
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
 //                                           and the 5 training ones at new table sizes with 2^24 keys
 //   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
@@ -57,6 +59,11 @@ std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::str
     else if (d == "runs1024") k[i] = i % 1024 == 0 ? (run = any) : run;
     else if (d == "runs4") k[i] = i % 4 == 0 ? (run = any) : run;
     else if (d == "runs8") k[i] = i % 8 == 0 ? (run = any) : run;
+    else if (d == "window16" || d == "window64") {  // uniform over bins / 16 (64) consecutive entries from bins / 3: keys
+      // that rarely meet in a warp but crowd a few table lines
+      std::uint32_t const width = std::max(1u, bins / (d == "window16" ? 16u : 64u));
+      k[i] = bins / 3 + static_cast<std::uint32_t>(r % width);
+    }
     else if (d == "coo_rows") {  // the row indices of a sparse matrix in COO order: ascending, a third of the rows empty,
       // the others of Pareto lengths (alpha 2) averaging 1.5 n / bins, so that one pass covers the rows
       if (left == 0) {
@@ -532,6 +539,11 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     for (auto b : bins)
       if (b >= 6144) large.push_back(b);
     register_set("train", {"coo_rows"}, large, {ln - 2});
+  } else if (set == "train_window") {  // keys that crowd table lines without meeting in a warp
+    std::vector<std::uint32_t> larger;
+    for (auto b : bins)
+      if (b >= 65536) larger.push_back(b);
+    register_set("train", {"window16", "window64"}, larger, {ln, ln - 2});
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
