@@ -2,9 +2,14 @@
 // of hot_key's time that does not grow with the keys. The held-out sweep's medians at 2^24 and 2^26 keys (300,000
 // and 5,000,000 entries) fit hot_key with 45-65 us that do not scale, naive with 13-20. Here hot_key_scatter runs
 // on the bench's own keys (bench_bulk's generator: splitmix64, seed 7; a shorter input is a prefix of the longer)
-// at 2^20 to 2^26 keys as it is, with no line cached (votes above the warp: the first tile, the build and the
-// flush of an empty cache remain; also in blocks of 256 and 1,024 threads), with one slot pair (one line at most),
-// and beside it naive and automatic.
+// at 2^20 to 2^26 keys:
+// - as it is; with no line cached (votes above the warp: the first tile, the build and the flush of an empty cache
+//   remain; also in blocks of 256 and 1,024 threads); with one slot pair (one line at most);
+// - hot_key_phases, a copy of its program with phases switched on and off (never caching: votes above the warp):
+//   the first tile with its match over lines and proposals (their atomics or plain loads and stores), the build,
+//   the probes of phase 3;
+// - naive, also on hot_key's grid of capped registers and with hot_key's block-local bytes unused; automatic.
+// Results: perf/results/cuda-h100-2026-11-27-boundary-inputs.md (section 3).
 // Each call is timed from the host's launch to its wait and on the device alone (events after a spin), medians
 // of 30.
 //
@@ -42,6 +47,189 @@ std::vector<std::uint32_t> bench_keys(std::string const& dist, std::size_t n, st
   return k;
 }
 
+/// A block program run on the grid of another shape: Resident blocks of 1,024 threads an SM (its registers
+/// capped as hot_key's are), with `bytes` of block-local memory it does not use.
+template <class P, int Resident>
+struct on_capped_grid {
+  P p;
+  static constexpr int resident_1024_blocks = Resident;
+  template <class Block>
+  __device__ void operator()(Block const& blk) const { p(blk); }
+};
+
+/// naive's direct scatter launched on hot_key's grid (Resident = 1: 264 blocks of 512 threads on an H100) or on its own
+/// program's grid (Resident = 0), with `bytes` of block-local memory.
+template <int Resident, class T, class Values>
+void naive_on_grid(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, std::size_t bytes, calm::default_exec const& ex) {
+  namespace d = calm::detail;
+  auto const vals = d::as_value_source<T>(values);
+  d::load_form const form = d::load_form_of<calm::default_exec>(keys, vals);
+  d::with_load_form(form, [&](auto f) {
+    auto const program = d::direct_program<decltype(f)::value>(calm::plus{}, keys, vals, n, table, bins, d::identity_key{}, calm::naive{});
+    ex.for_each_resident_block(d::blocks_with_work(n, d::direct_threads, form), d::direct_threads, bytes, on_capped_grid<decltype(program), Resident>{program});
+  });
+}
+
+/// hot_key_program's phases with two of them switchable (a copy for this probe, not the library's): FirstTile runs
+/// phase 1 (the first tile's match over lines; with votes above the warp size it proposes nothing), Probe runs
+/// phase 3's lookups of the cache (four probes of the slot lines, the neighbour test); without it phase 3 is a plain
+/// device update. No line is ever cached here.
+namespace calm {
+namespace detail {
+template <int Vec, class Op, class K, class Values, class T, bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3>
+struct hot_key_phases {
+  Op op;
+  K const* keys;
+  Values values;
+  index_t n;
+  T* out;
+  index_t bins;
+  int slots;
+  int line_shift;
+  int votes;
+  static constexpr int resident_1024_blocks = 1;
+  template <class Block>
+  __device__ void operator()(Block const& blk) const {
+    int const shift = line_shift, per = 1 << shift, need = votes;
+    hot_key_layout<T> const lay{slots, per};
+    unsigned char* const base = blk.template scratch<unsigned char>();
+    index_t* const skeys = reinterpret_cast<index_t*>(base + lay.keys_offset());
+    T* const svals = reinterpret_cast<T*>(base + lay.values_offset());
+    int* const count = reinterpret_cast<int*>(base + lay.count_offset());
+    std::uint32_t* const filter = reinterpret_cast<std::uint32_t*>(base + lay.filter_offset());
+    index_t* const cand = reinterpret_cast<index_t*>(base + lay.candidates_offset());
+    int const nslots = slots, entries = slots << shift;
+    index_t const nbins = bins;
+    for (int s0 = 0; s0 < entries; s0 += blk.threads())
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const s = map([s0](int tt) { return s0 + tt; }, t);
+        when(w, s < nslots, [&](auto const& l) { store(l, skeys, s, index_t(-1)); });
+        when(w, s < entries, [&](auto const& l) { store(l, svals, s, Op::template identity<T>()); });
+        when(w, s < hot_key_filter_bits / 32, [&](auto const& l) { store(l, filter, s, 0u); });
+        when(w, s == 0, [&](auto const& l) { store(l, count, 0, 0); });
+      });
+    blk.sync();
+    if constexpr (FirstTile) {
+      stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
+        auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
+        auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
+        when(w, in, [&](auto const& v) {
+          auto const line = map([shift](index_t kk) { return kk >> shift; }, key);
+          auto const peers = match_any(v, line);
+          auto const lead = (peers & lanes_lt(v)) == 0;
+          if constexpr (Propose) {  // as the library's phase 1
+            auto const shared = popc(v, peers) >= need;
+            when(v, lead & shared, [&](auto const& u) {
+              auto const bit = map([](index_t ln) { return hot_key_filter_bit(ln); }, line);
+              auto const mask = map([](int b) { return 1u << (b & 31); }, bit);
+              // Atomics: bit 1 the filter's atomic or (else a load and a store), bit 2 the count's atomic add (else a load and a store)
+              auto const word = map([](int b) { return b >> 5; }, bit);
+              auto const old = [&] {
+                if constexpr ((Atomics & 1) != 0) return atomic_fetch_update(u, bit_or{}, scope::block_local{}, filter + word, mask);
+                else {
+                  auto const o = load(u, filter, word);
+                  store(u, filter, word, o | mask);
+                  return o;
+                }
+              }();
+              when(u, (old & mask) == 0u, [&](auto const& x) {
+                auto const at = [&] {
+                  if constexpr ((Atomics & 2) != 0) return atomic_fetch_update(x, plus{}, scope::block_local{}, count, 1);
+                  else {
+                    auto const o = load(x, count, 0);
+                    store(x, count, 0, o + 1);
+                    return o;
+                  }
+                }();
+                when(x, at < nslots, [&](auto const& y) { store(y, cand, at, line); });
+              });
+            });
+          } else {
+            when(v, lead & (popc(v, peers) >= 1000), [&](auto const& u) { store(u, count, 0, 1); });  // never: votes above the warp
+          }
+        });
+      }, true);
+      blk.sync();
+    }
+    if constexpr (Build) {  // as the library's phase 2
+      blk.for_each_warp([&](auto const& w, auto t) {
+        when(w, t == 0, [&](auto const&) {
+          int const c = *count < nslots ? *count : nslots;
+          int cached = 0;
+          for (int i = 0; i < c && cached < nslots / 2; ++i) {
+            index_t const line = cand[i];
+            int const h = hot_key_hash(line, nslots);
+            for (int p = 0; p < hot_key_probes; ++p) {
+              int const s = (h + p) & (nslots - 1);
+              if (skeys[s] == line) break;
+              if (skeys[s] == -1) {
+                skeys[s] = line;
+                ++cached;
+                break;
+              }
+            }
+          }
+        });
+      });
+    }
+    blk.sync();
+    stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
+      auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
+      auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
+      if constexpr (Probe) {
+        auto const line = map([shift](index_t kk) { return kk >> shift; }, key);
+        auto const h = map([nslots](index_t ln) { return hot_key_hash(ln, nslots); }, line);
+        auto slot = map([](int) { return -1; }, h);
+        for (int p = 0; p < hot_key_probes; ++p) {
+          auto const s = map([p, nslots](int hh) { return (hh + p) & (nslots - 1); }, h);
+          slot = select((slot < 0) & (load(w, skeys, s) == line), s, slot);
+        }
+        when(w, in & (slot >= 0), [&](auto const& u) {
+          auto const entry = map([shift, per](int sl, index_t kk) { return (index_t(sl) << shift) + (kk & (per - 1)); }, select(slot >= 0, slot, 0), key);
+          update<peer_reduce>(u, op, scope::block_local{}, svals + entry, v);
+        });
+        auto const rest = in & (slot < 0);
+        auto const before = shuffle_up(w, select(rest, key, index_t(-1)), 1);
+        bool const runs = any(w, rest & (lane_id(w) > 0) & (before == key));
+        when(w, rest, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, peer_reduce_if{runs}); });
+      } else {
+        when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, naive{}); });
+      }
+    });
+    blk.sync();
+    for (int s0 = 0; s0 < entries; s0 += blk.threads())
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const s = map([s0](int tt) { return s0 + tt; }, t);
+        when(w, s < entries, [&](auto const& l) {
+          auto const line = load(l, skeys, map([shift](int ss) { return ss >> shift; }, s));
+          auto const key = map([shift, per](index_t ln, int ss) { return ln < 0 ? index_t(-1) : (ln << shift) + (ss & (per - 1)); }, line, s);
+          auto const val = load(l, svals, s);
+          when(l, (line >= 0) & (key < nbins) & (val != Op::template identity<T>()), [&](auto const& u) {
+            atomic_update(u, op, scope::device{}, out + select(line >= 0, key, index_t(0)), val);
+          });
+        });
+      });
+  }
+};
+}  // namespace detail
+}  // namespace calm
+
+/// hot_key_phases with hot_key_options{}'s shape (128 slots of 32-entry lines, 512 threads), nothing cached.
+template <bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, class T, class Values>
+void hot_phases(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, calm::default_exec const& ex, int votes = 1 << 20) {
+  namespace d = calm::detail;
+  auto const vals = d::as_value_source<T>(values);
+  d::load_form const form = d::load_form_of<calm::default_exec>(keys, vals);
+  calm::hot_key_options const h{};
+  std::size_t const bytes = d::hot_key_layout<T>{h.slots, h.line_entries}.bytes();
+  d::with_load_form(form, [&](auto f) {
+    using program_t =
+        d::hot_key_phases<d::vec_of<decltype(f)::value>, calm::plus, std::uint32_t, std::decay_t<decltype(vals)>, T, FirstTile, Probe, Propose, Build, Atomics>;
+    ex.for_each_resident_block(d::blocks_with_work(n, h.threads, form), h.threads, bytes,
+                               program_t{calm::plus{}, keys, vals, n, table, bins, h.slots, d::log2_of(h.line_entries), votes});
+  });
+}
+
 template <class T>
 void probe(char const* workload, std::string const& dist, std::uint32_t const* keys, T const* vals, cudaStream_t s, std::vector<int> const& sizes) {
   std::uint32_t const bins = 300000;
@@ -75,6 +263,32 @@ void probe(char const* workload, std::string const& dist, std::uint32_t const* k
         {"hot_key, one line at most", [&] { hot(one); }},
         {"hot_key, no line, 256 threads", [&] { hot(none256); }},
         {"hot_key, no line, 1024 threads", [&] { hot(none1024); }},
+        {"phases: first tile + probes", [&] { counting ? hot_phases<true, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                       : hot_phases<true, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals + build", [&] { counting ? hot_phases<true, true, true, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                       : hot_phases<true, true, true, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals", [&] { counting ? hot_phases<true, true, true, false>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                               : hot_phases<true, true, true, false>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, no atomics", [&] { counting ? hot_phases<true, true, true, false, 0>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                           : hot_phases<true, true, true, false, 0>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, filter atomic", [&] { counting ? hot_phases<true, true, true, false, 1>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                              : hot_phases<true, true, true, false, 1>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, count atomic", [&] { counting ? hot_phases<true, true, true, false, 2>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                             : hot_phases<true, true, true, false, 2>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + build", [&] { counting ? hot_phases<true, true, false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                           : hot_phases<true, true, false, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: probes only", [&] { counting ? hot_phases<false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                               : hot_phases<false, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: first tile only", [&] { counting ? hot_phases<true, false>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                   : hot_phases<true, false>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: neither", [&] { counting ? hot_phases<false, false>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                           : hot_phases<false, false>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"naive, own grid, 18.6 KB unused", [&] { counting ? naive_on_grid<0>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), 18576, ex)
+                                                         : naive_on_grid<0>(keys, vals, n, table.data(), index_t(bins), 18576, ex); }},
+        {"naive, hot_key's grid", [&] { counting ? naive_on_grid<1>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), 0, ex)
+                                                : naive_on_grid<1>(keys, vals, n, table.data(), index_t(bins), 0, ex); }},
+        {"naive, hot_key's grid, 18.6 KB", [&] { counting ? naive_on_grid<1>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), 18576, ex)
+                                                         : naive_on_grid<1>(keys, vals, n, table.data(), index_t(bins), 18576, ex); }},
         {"automatic", [&] { call(strategy::automatic); }},
     };
     std::printf("  2^%d keys\n", lg);
