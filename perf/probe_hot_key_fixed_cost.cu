@@ -70,10 +70,12 @@ void naive_on_grid(std::uint32_t const* keys, Values values, index_t n, T* table
   });
 }
 
-/// hot_key_program's phases with two of them switchable (a copy for this probe, not the library's): FirstTile runs
-/// phase 1 (the first tile's match over lines; with votes above the warp size it proposes nothing), Probe runs
-/// phase 3's lookups of the cache (four probes of the slot lines, the neighbour test); without it phase 3 is a plain
-/// device update. No line is ever cached here.
+/// hot_key_program's phases, switchable (a copy for this probe, not the library's): FirstTile runs phase 1's pass over
+/// the first tile; Propose feeds its match over lines to the proposals as the library does (without it the match's
+/// result is unused: a predicate that is false at compile time); Atomics picks which of the proposals' two updates are
+/// atomics (bit 1 the filter, bit 2 the count; else a load and a store); Build runs phase 2; Probe runs phase 3's
+/// lookups of the cache (four probes of the slot lines, the neighbour test), else phase 3 is a plain device update.
+/// With votes above the warp size no line is proposed and none cached.
 namespace calm {
 namespace detail {
 template <int Vec, class Op, class K, class Values, class T, bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3>
