@@ -110,7 +110,10 @@ struct hot_key_program {
       auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
       when(w, in, [&](auto const& v) {
         auto const line = map([shift](index_t kk) { return kk >> shift; }, key);
-        auto const peers = match_any(v, line);
+        // over the lines' low 32 bits: a 64-bit match costs twice as much (30 against 15 us a call on an H100, all
+        // blocks matching at once: perf/results/cuda-h100-2026-11-28-hot-key-match.md); lines that differ above
+        // them (tables of more than 2^32 lines) only make a proposal wrong, never an update
+        auto const peers = match_any(v, map([](index_t ln) { return static_cast<std::uint32_t>(ln); }, line));
         auto const lead = (peers & lanes_lt(v)) == 0;
         auto const shared = popc(v, peers) >= need;
         when(v, lead & shared, [&](auto const& u) {

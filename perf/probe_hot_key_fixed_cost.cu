@@ -78,7 +78,7 @@ void naive_on_grid(std::uint32_t const* keys, Values values, index_t n, T* table
 /// With votes above the warp size no line is proposed and none cached.
 namespace calm {
 namespace detail {
-template <int Vec, class Op, class K, class Values, class T, bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3>
+template <int Vec, class Op, class K, class Values, class T, bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, int Match = 0>
 struct hot_key_phases {
   Op op;
   K const* keys;
@@ -112,12 +112,19 @@ struct hot_key_phases {
       });
     blk.sync();
     if constexpr (FirstTile) {
-      stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
+      auto const no_state = [](auto const&, auto const&) { return 0; };
+      stream_items_with_state<Vec, false>(blk, keys, values, n, no_state, [&](auto const& w, auto const&, int, int chunk, auto const& k, auto const&) {
         auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
         auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
+        // Match: 0 over 64-bit lines (the library's), 1 over their low 32 bits, 2 and 3 the same in the tile's first
+        // chunk only (a quarter of its items)
+        if ((Match & 2) != 0 && chunk != 0) return;
         when(w, in, [&](auto const& v) {
           auto const line = map([shift](index_t kk) { return kk >> shift; }, key);
-          auto const peers = match_any(v, line);
+          auto const peers = [&] {
+            if constexpr ((Match & 1) != 0) return match_any(v, map([](index_t ln) { return static_cast<std::uint32_t>(ln); }, line));
+            else return match_any(v, line);
+          }();
           auto const lead = (peers & lanes_lt(v)) == 0;
           if constexpr (Propose) {  // as the library's phase 1
             auto const shared = popc(v, peers) >= need;
@@ -217,7 +224,7 @@ struct hot_key_phases {
 }  // namespace calm
 
 /// hot_key_phases with hot_key_options{}'s shape (128 slots of 32-entry lines, 512 threads), nothing cached.
-template <bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, class T, class Values>
+template <bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, int Match = 0, class T, class Values>
 void hot_phases(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, calm::default_exec const& ex, int votes = 1 << 20) {
   namespace d = calm::detail;
   auto const vals = d::as_value_source<T>(values);
@@ -226,7 +233,7 @@ void hot_phases(std::uint32_t const* keys, Values values, index_t n, T* table, i
   std::size_t const bytes = d::hot_key_layout<T>{h.slots, h.line_entries}.bytes();
   d::with_load_form(form, [&](auto f) {
     using program_t =
-        d::hot_key_phases<d::vec_of<decltype(f)::value>, calm::plus, std::uint32_t, std::decay_t<decltype(vals)>, T, FirstTile, Probe, Propose, Build, Atomics>;
+        d::hot_key_phases<d::vec_of<decltype(f)::value>, calm::plus, std::uint32_t, std::decay_t<decltype(vals)>, T, FirstTile, Probe, Propose, Build, Atomics, Match>;
     ex.for_each_resident_block(d::blocks_with_work(n, h.threads, form), h.threads, bytes,
                                program_t{calm::plus{}, keys, vals, n, table, bins, h.slots, d::log2_of(h.line_entries), votes});
   });
@@ -277,6 +284,20 @@ void probe(char const* workload, std::string const& dist, std::uint32_t const* k
                                                               : hot_phases<true, true, true, false, 1>(keys, vals, n, table.data(), index_t(bins), ex); }},
         {"phases: + proposals, count atomic", [&] { counting ? hot_phases<true, true, true, false, 2>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
                                                              : hot_phases<true, true, true, false, 2>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, 32-bit match", [&] { counting ? hot_phases<true, true, true, false, 3, 1>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                              : hot_phases<true, true, true, false, 3, 1>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, chunk 0", [&] { counting ? hot_phases<true, true, true, false, 3, 2>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                         : hot_phases<true, true, true, false, 3, 2>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"phases: + proposals, chunk 0, 32-bit", [&] { counting ? hot_phases<true, true, true, false, 3, 3>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                                 : hot_phases<true, true, true, false, 3, 3>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"copy, caching", [&] { counting ? hot_phases<true, true, true, true, 3, 0>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
+                                         : hot_phases<true, true, true, true, 3, 0>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
+        {"copy, caching, 32-bit", [&] { counting ? hot_phases<true, true, true, true, 3, 1>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
+                                                 : hot_phases<true, true, true, true, 3, 1>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
+        {"copy, caching, chunk 0", [&] { counting ? hot_phases<true, true, true, true, 3, 2>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
+                                                  : hot_phases<true, true, true, true, 3, 2>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
+        {"copy, caching, chunk 0, 32-bit", [&] { counting ? hot_phases<true, true, true, true, 3, 3>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
+                                                          : hot_phases<true, true, true, true, 3, 3>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
         {"phases: + build", [&] { counting ? hot_phases<true, true, false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
                                            : hot_phases<true, true, false, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
         {"phases: probes only", [&] { counting ? hot_phases<false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
