@@ -7,9 +7,13 @@
 //   remain; also in blocks of 256 and 1,024 threads); with one slot pair (one line at most);
 // - hot_key_phases, a copy of its program with phases switched on and off (never caching: votes above the warp):
 //   the first tile with its match over lines and proposals (their atomics or plain loads and stores), the build,
-//   the probes of phase 3;
+//   the probes of phase 3; its first tile's match over 64- or 32-bit lines, over the whole tile or its first
+//   chunk; and the copy caching as the library does (votes = 2) with those match forms;
+// - the copy caching, its phase-3 merges (block-local and device) grouped by peer_reduce_low_word: a 32-bit match
+//   of the addresses' low words where the warp's addresses share their high word; the direct scatter with
+//   peer_reduce and with peer_reduce_low_word (these three rows built but not yet run: 2026-11-28, device time spent);
 // - naive, also on hot_key's grid of capped registers and with hot_key's block-local bytes unused; automatic.
-// Results: perf/results/cuda-h100-2026-11-27-boundary-inputs.md (section 3).
+// Results: perf/results/cuda-h100-2026-11-27-boundary-inputs.md (section 3), cuda-h100-2026-11-28-hot-key-match.md.
 // Each call is timed from the host's launch to its wait and on the device alone (events after a spin), medians
 // of 30.
 //
@@ -70,6 +74,18 @@ void naive_on_grid(std::uint32_t const* keys, Values values, index_t n, T* table
   });
 }
 
+/// The direct scatter with merge M (peer_reduce or peer_reduce_low_word) on its own grid.
+template <class M, class T, class Values>
+void direct_with(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, calm::default_exec const& ex) {
+  namespace d = calm::detail;
+  auto const vals = d::as_value_source<T>(values);
+  d::load_form const form = d::load_form_of<calm::default_exec>(keys, vals);
+  d::with_load_form(form, [&](auto f) {
+    auto const program = d::direct_program<decltype(f)::value>(calm::plus{}, keys, vals, n, table, bins, d::identity_key{}, M{});
+    ex.for_each_resident_block(d::blocks_with_work(n, d::direct_threads, form), d::direct_threads, 0, program);
+  });
+}
+
 /// hot_key_program's phases, switchable (a copy for this probe, not the library's): FirstTile runs phase 1's pass over
 /// the first tile; Propose feeds its match over lines to the proposals as the library does (without it the match's
 /// result is unused: a predicate that is false at compile time); Atomics picks which of the proposals' two updates are
@@ -77,6 +93,19 @@ void naive_on_grid(std::uint32_t const* keys, Values values, index_t n, T* table
 /// lookups of the cache (four probes of the slot lines, the neighbour test), else phase 3 is a plain device update.
 /// With votes above the warp size no line is proposed and none cached.
 namespace calm {
+/// peer_reduce grouping lanes by a 32-bit match of their addresses' low words where every active lane's
+/// address has the leader's high word (one shuffle and one vote), by the 64-bit match otherwise: exact
+/// either way. A probe of the cost of peer_reduce's 64-bit match_any over addresses (not the library's).
+struct peer_reduce_low_word {
+  template <class Warp, class A>
+  __device__ peer_groups<Warp> group(Warp const& w, A const& addr) const {
+    auto const bits = map([](auto p) { return reinterpret_cast<std::uint64_t>(p); }, addr);
+    auto const high = map([](std::uint64_t b) { return static_cast<std::uint32_t>(b >> 32); }, bits);
+    if (all(w, high == shuffle(w, high, leader_lane(w))))
+      return {match_any(w, map([](std::uint64_t b) { return static_cast<std::uint32_t>(b); }, bits)), true};
+    return {match_any(w, bits), true};
+  }
+};
 namespace detail {
 template <int Vec, class Op, class K, class Values, class T, bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, int Match = 0>
 struct hot_key_phases {
@@ -195,12 +224,20 @@ struct hot_key_phases {
         }
         when(w, in & (slot >= 0), [&](auto const& u) {
           auto const entry = map([shift, per](int sl, index_t kk) { return (index_t(sl) << shift) + (kk & (per - 1)); }, select(slot >= 0, slot, 0), key);
-          update<peer_reduce>(u, op, scope::block_local{}, svals + entry, v);
+          if constexpr ((Match & 4) != 0) update<peer_reduce_low_word>(u, op, scope::block_local{}, svals + entry, v);
+          else update<peer_reduce>(u, op, scope::block_local{}, svals + entry, v);
         });
         auto const rest = in & (slot < 0);
         auto const before = shuffle_up(w, select(rest, key, index_t(-1)), 1);
         bool const runs = any(w, rest & (lane_id(w) > 0) & (before == key));
-        when(w, rest, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, peer_reduce_if{runs}); });
+        when(w, rest, [&](auto const& u) {
+          if constexpr ((Match & 4) != 0) {
+            if (runs) update<peer_reduce_low_word>(u, op, scope::device{}, out + select(in, key, index_t(0)), v);
+            else update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, naive{});
+          } else {
+            update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, peer_reduce_if{runs});
+          }
+        });
       } else {
         when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, naive{}); });
       }
@@ -298,6 +335,12 @@ void probe(char const* workload, std::string const& dist, std::uint32_t const* k
                                                   : hot_phases<true, true, true, true, 3, 2>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
         {"copy, caching, chunk 0, 32-bit", [&] { counting ? hot_phases<true, true, true, true, 3, 3>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
                                                           : hot_phases<true, true, true, true, 3, 3>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
+        {"copy, caching, 32-bit, low-word peers", [&] { counting ? hot_phases<true, true, true, true, 3, 5>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex, 2)
+                                                                  : hot_phases<true, true, true, true, 3, 5>(keys, vals, n, table.data(), index_t(bins), ex, 2); }},
+        {"direct peer_reduce", [&] { counting ? direct_with<calm::peer_reduce>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                              : direct_with<calm::peer_reduce>(keys, vals, n, table.data(), index_t(bins), ex); }},
+        {"direct peer_reduce, low word", [&] { counting ? direct_with<calm::peer_reduce_low_word>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
+                                                        : direct_with<calm::peer_reduce_low_word>(keys, vals, n, table.data(), index_t(bins), ex); }},
         {"phases: + build", [&] { counting ? hot_phases<true, true, false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
                                            : hot_phases<true, true, false, true>(keys, vals, n, table.data(), index_t(bins), ex); }},
         {"phases: probes only", [&] { counting ? hot_phases<false, true>(keys, calm::constant(T(1)), n, table.data(), index_t(bins), ex)
