@@ -91,7 +91,8 @@ void direct_with(std::uint32_t const* keys, Values values, index_t n, T* table, 
 /// result is unused: a predicate that is false at compile time); Atomics picks which of the proposals' two updates are
 /// atomics (bit 1 the filter, bit 2 the count; else a load and a store); Build runs phase 2; Probe runs phase 3's
 /// lookups of the cache (four probes of the slot lines, the neighbour test), else phase 3 is a plain device update.
-/// With votes above the warp size no line is proposed and none cached.
+/// With votes above the warp size no line is proposed and none cached. Match: bit 1 phase 1 matches the lines' low 32
+/// bits, bit 2 it matches only the tile's first chunk, bit 4 phase 3 merges by peer_reduce_low_word.
 namespace calm {
 /// peer_reduce grouping lanes by a 32-bit match of their addresses' low words where every active lane's
 /// address has the leader's high word (one shuffle and one vote), by the 64-bit match otherwise: exact
@@ -145,8 +146,6 @@ struct hot_key_phases {
       stream_items_with_state<Vec, false>(blk, keys, values, n, no_state, [&](auto const& w, auto const&, int, int chunk, auto const& k, auto const&) {
         auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
         auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
-        // Match: 0 over 64-bit lines (the library's), 1 over their low 32 bits, 2 and 3 the same in the tile's first
-        // chunk only (a quarter of its items)
         if ((Match & 2) != 0 && chunk != 0) return;
         when(w, in, [&](auto const& v) {
           auto const line = map([shift](index_t kk) { return kk >> shift; }, key);
@@ -260,7 +259,8 @@ struct hot_key_phases {
 }  // namespace detail
 }  // namespace calm
 
-/// hot_key_phases with hot_key_options{}'s shape (128 slots of 32-entry lines, 512 threads), nothing cached.
+/// hot_key_phases with hot_key_options{}'s shape (128 slots of 32-entry lines, 512 threads); with the default votes
+/// (above the warp) nothing is cached, with votes = 2 it caches as the library does.
 template <bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, int Match = 0, class T, class Values>
 void hot_phases(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, calm::default_exec const& ex, int votes = 1 << 20) {
   namespace d = calm::detail;
