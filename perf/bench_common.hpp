@@ -6,6 +6,8 @@
 
 #include <calm/calm.hpp>
 
+#include "bulk_keys.hpp"  // splitmix64
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -35,15 +37,6 @@ using calm::index_t;
 inline int log2_keys() {
   if (char const* e = std::getenv("CALM_BENCH_LOG2_KEYS")) return std::atoi(e);
   return std::string(backend::backend_name) == "openmp" ? 24 : 26;
-}
-
-/// The next value of the splitmix64 sequence whose state is s: the keys' random source, the same
-/// on every machine.
-inline std::uint64_t splitmix64(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 /// The key distributions of design.md and reference/baselines.md.

@@ -1,7 +1,7 @@
 // calm/perf/probe_hot_key_fixed_cost.cu: a stand-alone probe (not part of the library or its build) of the part
 // of hot_key's time that does not grow with the keys. The held-out sweep's medians at 2^24 and 2^26 keys (300,000
 // and 5,000,000 entries) fit hot_key with 45-65 us that do not scale, naive with 13-20. Here hot_key_scatter runs
-// on the bench's own keys (bench_bulk's generator: splitmix64, seed 7; a shorter input is a prefix of the longer)
+// on the bench's own keys (perf/bulk_keys.hpp: splitmix64, seed 7; a shorter input is a prefix of the longer)
 // at 2^20 to 2^26 keys:
 // - as it is; with no line cached (votes above the warp: the first tile, the build and the flush of an empty cache
 //   remain; also in blocks of 256 and 1,024 threads); with one slot pair (one line at most);
@@ -11,7 +11,8 @@
 //   chunk; and the copy caching as the library does (votes = 2) with those match forms;
 // - the copy caching, its phase-3 merges (block-local and device) grouped by peer_reduce_low_word: a 32-bit match
 //   of the addresses' low words where the warp's addresses share their high word; the direct scatter with
-//   peer_reduce and with peer_reduce_low_word (these three rows built but not yet run: 2026-11-28, device time spent);
+//   peer_reduce and with peer_reduce_low_word (on an H200: cuda-h200-2026-11-28-low-word-peers.txt; hot_key the same with
+//   it, the direct scatter 1-11% faster on gauss but slower than naive there; not taken into the library);
 // - naive, also on hot_key's grid of capped registers and with hot_key's block-local bytes unused; automatic.
 // Results: perf/results/cuda-h100-2026-11-27-boundary-inputs.md (section 3), cuda-h100-2026-11-28-hot-key-match.md.
 // Each call is timed from the host's launch to its wait and on the device alone (events after a spin), medians
@@ -25,31 +26,10 @@
 #include <functional>
 #include <string>
 
+#include "bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 using calm::index_t;
 using calm::strategy;
-
-/// bench_bulk's keys of distribution `dist` ("gauss" or "zipf"), drawn as bulk_keys draws them.
-std::vector<std::uint32_t> bench_keys(std::string const& dist, std::size_t n, std::uint32_t bins) {
-  std::vector<std::uint32_t> k(n);
-  std::uint64_t s = 7;
-  auto next = [&s] {  // splitmix64, as perf/bench_common.hpp
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  auto unit = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
-  for (auto& x : k) {
-    (void)next();  // bulk_keys draws r for every key first
-    if (dist == "zipf") x = static_cast<std::uint32_t>(bins * std::pow(unit(), 4.0)) % bins;
-    else {
-      double const g = std::sqrt(-2.0 * std::log(1.0 - unit())) * std::cos(6.283185307179586 * unit());
-      x = static_cast<std::uint32_t>(std::clamp<double>(bins / 2.0 + g * (bins / 64.0 + 1.0), 0.0, bins - 1.0));
-    }
-  }
-  return k;
-}
 
 /// A block program run on the grid of another shape: Resident blocks of 1,024 threads an SM (its registers
 /// capped as hot_key's are), with `bytes` of block-local memory it does not use.
@@ -259,14 +239,16 @@ struct hot_key_phases {
 }  // namespace detail
 }  // namespace calm
 
-/// hot_key_phases with hot_key_options{}'s shape (128 slots of 32-entry lines, 512 threads); with the default votes
+/// hot_key_phases with the shape of hot_key_options{} as it was when these rows ran (128 slots of 32-entry lines, 512
+/// threads; the default became 0, the most that fit up to 512, after them); with the default votes
 /// (above the warp) nothing is cached, with votes = 2 it caches as the library does.
 template <bool FirstTile, bool Probe, bool Propose = false, bool Build = false, int Atomics = 3, int Match = 0, class T, class Values>
 void hot_phases(std::uint32_t const* keys, Values values, index_t n, T* table, index_t bins, calm::default_exec const& ex, int votes = 1 << 20) {
   namespace d = calm::detail;
   auto const vals = d::as_value_source<T>(values);
   d::load_form const form = d::load_form_of<calm::default_exec>(keys, vals);
-  calm::hot_key_options const h{};
+  calm::hot_key_options h;
+  h.slots = 128;
   std::size_t const bytes = d::hot_key_layout<T>{h.slots, h.line_entries}.bytes();
   d::with_load_form(form, [&](auto f) {
     using program_t =
@@ -377,7 +359,7 @@ int main(int argc, char** argv) {
   if (argc > 2) sizes = {std::atoi(argv[2])};  // one size (under a profiler, say)
   for (char const* dist : {"gauss", "zipf"}) {
     if (!only.empty() && only != dist) continue;
-    calm::backend::device_buffer<std::uint32_t> keys(bench_keys(dist, n, 300000));
+    calm::backend::device_buffer<std::uint32_t> keys(calm_bench::bulk_keys(n, 300000, dist, 7));
     probe<std::uint32_t>("hist_u32", dist, keys.data(), nullptr, s, sizes);
     probe<double>("scatter_f64", dist, keys.data(), dv.data(), s, sizes);
   }
