@@ -16,7 +16,13 @@
 namespace calm {
 
 struct hot_key_options {
-  int slots = 128;  ///< block-local hash slots, one line each (a power of two, 2 to 4,096); at most slots / 2 lines are cached
+  /// Block-local hash slots, one line each (a power of two, 2 to 4,096); at most slots / 2 lines are cached. 0: the
+  /// most that fit a block's block-local memory and 80 KiB, up to 512 (hot_key_slots_for: 512 for 4-byte values on
+  /// sm_90, 256 for 8-byte). Keys that crowd a few hundred lines
+  /// without meeting in a warp (a bell over 300,000 entries) are bound by the device atomics on those lines: on an H200,
+  /// 512 slots ran 1.16-1.42x naive there where 128 ran 0.97-1.13x, skewed keys as fast or faster, and keys spread over
+  /// the whole table 1-4% slower (perf/results/cuda-h200-2026-11-28-hot-key-slots.md).
+  int slots = 0;
   int votes = 2;    ///< lanes of a warp whose keys must fall in one line for the block to cache it
   int threads = 512;  ///< threads per block
   /// Table entries a cached line holds (a power of two, 1 to 64): 32 caches 128-byte lines of 4-byte
@@ -35,7 +41,7 @@ constexpr int hot_key_probes = 4;
 constexpr int hot_key_filter_bits = 1024;
 
 /// The block-local layout of the cache: slot lines (-1: empty), slot values (line_entries per slot),
-/// candidate count, proposal filter and candidate list.
+/// candidate count, proposal filter, candidate list and the bits of the slots claimed.
 template <class T>
 struct hot_key_layout {
   int slots;
@@ -48,7 +54,9 @@ struct hot_key_layout {
   }
   CALM_HD std::size_t filter_offset() const { return count_offset() + 16; }
   CALM_HD std::size_t candidates_offset() const { return filter_offset() + hot_key_filter_bits / 8; }
-  CALM_HD std::size_t bytes() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
+  CALM_HD std::size_t claims_offset() const { return candidates_offset() + static_cast<std::size_t>(slots) * sizeof(index_t); }
+  CALM_HD int claim_words() const { return (slots + 31) / 32; }
+  CALM_HD std::size_t bytes() const { return claims_offset() + align(static_cast<std::size_t>(claim_words()) * sizeof(std::uint32_t)); }
 };
 
 /// The 32-bit hash of a line (or key) that both the slot and the proposal filter take their bits from.
@@ -65,6 +73,30 @@ CALM_HD inline int log2_of(int x) {
   int s = 0;
   while ((1 << s) < x) ++s;
   return s;
+}
+
+/// The most block-local bytes a cache of hot_key_options::slots = 0 takes: two blocks of 512 threads an SM on sm_90
+/// (4-byte values: 512 slots; 8-byte: 256; with 512 slots of doubles one block ran an SM, and runs of equal keys, which
+/// cache nothing that pays, ran up to 1.5x slower: perf/results/cuda-h100-2026-11-28-bulk-train-larger-hot-key-512-slots.json).
+constexpr std::size_t hot_key_auto_bytes = std::size_t(80) << 10;
+
+/// The slots a cache of `opt` gets for table type T where a block has `block_bytes` of block-local memory: opt.slots
+/// where it is set, else the most (a power of two up to 512) whose layout fits those bytes and hot_key_auto_bytes (2
+/// at least).
+template <class T>
+CALM_HD inline int hot_key_slots_for(hot_key_options const& opt, std::size_t block_bytes) {
+  if (opt.slots != 0) return opt.slots;
+  std::size_t const most = block_bytes < hot_key_auto_bytes ? block_bytes : hot_key_auto_bytes;
+  int s = 512;
+  while (s > 2 && hot_key_layout<T>{s, opt.line_entries}.bytes() > most) s /= 2;
+  return s;
+}
+
+/// `opt` with its slots resolved (hot_key_slots_for) for executor `ex`.
+template <class T, class Exec>
+hot_key_options resolved_hot_key_options(hot_key_options opt, Exec const& ex) {
+  opt.slots = hot_key_slots_for<T>(opt, ex.block_local_bytes());
+  return opt;
 }
 
 template <int Vec, class Op, class K, class Values, class T>
@@ -92,7 +124,8 @@ struct hot_key_program {
     int* const count = reinterpret_cast<int*>(base + lay.count_offset());
     std::uint32_t* const filter = reinterpret_cast<std::uint32_t*>(base + lay.filter_offset());
     index_t* const cand = reinterpret_cast<index_t*>(base + lay.candidates_offset());
-    int const nslots = slots, need = votes, entries = slots << shift;
+    std::uint32_t* const claims = reinterpret_cast<std::uint32_t*>(base + lay.claims_offset());
+    int const nslots = slots, need = votes, entries = slots << shift, claim_words = lay.claim_words();
     index_t const nbins = bins;
     for (int s0 = 0; s0 < entries; s0 += blk.threads())
       blk.for_each_warp([&](auto const& w, auto t) {
@@ -100,6 +133,7 @@ struct hot_key_program {
         when(w, s < nslots, [&](auto const& l) { store(l, skeys, s, index_t(-1)); });
         when(w, s < entries, [&](auto const& l) { store(l, svals, s, Op::template identity<T>()); });
         when(w, s < hot_key_filter_bits / 32, [&](auto const& l) { store(l, filter, s, 0u); });
+        when(w, s < claim_words, [&](auto const& l) { store(l, claims, s, 0u); });
         when(w, s == 0, [&](auto const& l) { store(l, count, 0, 0); });
       });
     blk.sync();
@@ -128,26 +162,31 @@ struct hot_key_program {
       });
     }, true);
     blk.sync();
-    // 2. one thread builds the hash set of candidate lines (at most slots / 2)
-    blk.for_each_warp([&](auto const& w, auto t) {
-      when(w, t == 0, [&](auto const&) {
-        int const c = *count < nslots ? *count : nslots;
-        int cached = 0;
-        for (int i = 0; i < c && cached < nslots / 2; ++i) {
-          index_t const line = cand[i];
-          int const h = hot_key_hash(line, nslots);
-          for (int p = 0; p < hot_key_probes; ++p) {
-            int const s = (h + p) & (nslots - 1);
-            if (skeys[s] == line) break;
-            if (skeys[s] == -1) {
-              skeys[s] = line;
-              ++cached;
-              break;
-            }
-          }
-        }
+    // 2. the first slots / 2 candidates claim slots at once: each the first free one within hot_key_probes of its hash
+    //    (a block-local bit_or on the claim bits; one that finds none is dropped). With one thread inserting them in
+    //    turn, 512 slots cost about 25 us a call more than 128 on an H100 where every warp proposes a line (runs of 32
+    //    equal keys); in parallel, 10-14 us (perf/results/cuda-h100-2026-11-28-hot-key-slots-parallel-build.txt)
+    int const proposed = *count, tried = proposed < nslots / 2 ? proposed : nslots / 2;
+    for (int c0 = 0; c0 < tried; c0 += blk.threads())
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const c = map([c0](int tt) { return c0 + tt; }, t);
+        when(w, c < tried, [&](auto const& v) {
+          each_lane(
+              v,
+              [&](auto const& l, index_t line) {
+                int const h = hot_key_hash(line, nslots);
+                for (int p = 0; p < hot_key_probes; ++p) {
+                  int const s = (h + p) & (nslots - 1);
+                  std::uint32_t const bit = 1u << (s & 31);
+                  if ((atomic_fetch_update(l, bit_or{}, scope::block_local{}, claims + (s >> 5), bit) & bit) == 0u) {
+                    store(l, skeys, s, line);
+                    break;
+                  }
+                }
+              },
+              load(v, cand, c));
+        });
       });
-    });
     blk.sync();
     // 3. every item: a key of a cached line updates its block-local entry merged by peer_reduce; the
     //    others update the device table, merged by peer_reduce only where two neighbouring lanes hold
@@ -212,23 +251,24 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
   check_atomic_op<Op, T>();
   static_assert(std::is_integral<K>::value, "hot_key_scatter: keys must be integers");
   detail::check_scatter_arguments("hot_key_scatter", n, keys, values, table, bins);
-  require(opt.slots >= 2 && opt.slots <= 4096 && (opt.slots & (opt.slots - 1)) == 0, errc::invalid_argument,
-          "hot_key_scatter: slots must be a power of two in [2, 4096]");
+  require(opt.slots == 0 || (opt.slots >= 2 && opt.slots <= 4096 && (opt.slots & (opt.slots - 1)) == 0), errc::invalid_argument,
+          "hot_key_scatter: slots must be 0 (the most that fit, up to 512) or a power of two in [2, 4096]");
   require(opt.votes >= 1, errc::invalid_argument, "hot_key_scatter: votes must be at least 1");
   require(opt.threads >= 1 && opt.threads <= 1024, errc::invalid_argument, "hot_key_scatter: threads must be in [1, 1024]");
   require(opt.line_entries >= 1 && opt.line_entries <= 64 && (opt.line_entries & (opt.line_entries - 1)) == 0, errc::invalid_argument,
           "hot_key_scatter: line_entries must be a power of two in [1, 64]");
-  std::size_t const bytes = detail::hot_key_layout<T>{opt.slots, opt.line_entries}.bytes();
+  hot_key_options const use = detail::resolved_hot_key_options<T>(opt, ex);
+  std::size_t const bytes = detail::hot_key_layout<T>{use.slots, use.line_entries}.bytes();
   require(bytes <= ex.block_local_bytes(), errc::invalid_argument, [&] {
-    return "hot_key_scatter: a cache of " + std::to_string(opt.slots) + " slots of " + std::to_string(opt.line_entries) + " entries needs " +
+    return "hot_key_scatter: a cache of " + std::to_string(use.slots) + " slots of " + std::to_string(opt.line_entries) + " entries needs " +
         std::to_string(bytes) + " bytes of block-local memory, more than a block has (" + std::to_string(ex.block_local_bytes()) + ")";
   });
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
   detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
   detail::with_load_form(form, [&](auto f) {
-    ex.for_each_resident_block(detail::blocks_with_work(n, opt.threads, form), opt.threads, bytes,
-                               detail::hot_key_program_for<decltype(f)::value>(op, keys, vals, n, table, bins, opt));
+    ex.for_each_resident_block(detail::blocks_with_work(n, use.threads, form), use.threads, bytes,
+                               detail::hot_key_program_for<decltype(f)::value>(op, keys, vals, n, table, bins, use));
   });
 }
 

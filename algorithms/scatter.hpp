@@ -215,7 +215,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
     bool direct_done = false;
     if constexpr (plain) {
-      hot_key_options const h{};
+      hot_key_options const h = resolved_hot_key_options<T>(hot_key_options{}, ex);
       if (has(strategy::hot_key)) {
         auto const hot = hot_key_program_for<F>(op, keys, vals, n, table, bins, h);
         std::size_t const bytes = hot_key_layout<T>{h.slots, h.line_entries}.bytes();
@@ -326,7 +326,8 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
-      // the block level only where the walk reads it (on a table larger than a block the tree does not)
+      // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it in one
+      // node only: keys that crowd a few hundred lines, where hot_key beats naive)
       bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
       // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the finish
       merge_lines const lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);

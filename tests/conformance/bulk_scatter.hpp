@@ -455,8 +455,7 @@ constexpr calm::tree_node every_group_tree[] = {
     /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_adaptive},
 };
 static_assert(calm::well_formed(every_group_tree), "the test tree is walkable");
-/// A tree that reads no block level (as the hopper tree on tables larger than a block): the sampling
-/// on the device leaves it out.
+/// A tree that reads no block level (as the host tree does): the sampling on the device leaves it out.
 constexpr calm::tree_node no_block_level_tree[] = {
     /*  0 */ {feature::warp_level, 0.2, 1, 4, strategy::automatic},
     /*  1 */ {feature::clustering, 0.5, 2, 3, strategy::automatic},

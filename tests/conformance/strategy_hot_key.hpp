@@ -70,6 +70,42 @@ TEST_CASE("hot_key_scatter: cache sizes, line lengths, vote thresholds, block si
   check_hot_key<calm::bit_or, std::uint32_t>(kind, 30011, 100001, opt);
 }
 
+TEST_CASE("hot_key_scatter: slots 0 takes the most slots that fit a block and 80 KiB, up to 512", "[strategy][hot_key]") {
+  using namespace calm_test;
+  using calm::detail::hot_key_layout;
+  using calm::detail::hot_key_slots_for;
+  calm::hot_key_options opt;
+  REQUIRE(opt.slots == 0);
+  // 512 slots of 32 4-byte entries (64 KiB of values) and their line numbers: more than 64 KiB, less than 96
+  CHECK(hot_key_slots_for<std::uint32_t>(opt, std::size_t(96) << 10) == 512);
+  CHECK(hot_key_slots_for<std::uint32_t>(opt, std::size_t(64) << 10) == 256);
+  CHECK(hot_key_slots_for<double>(opt, std::size_t(64) << 10) == 128);
+  CHECK(hot_key_slots_for<std::uint32_t>(opt, std::size_t(64) << 20) == 512);
+  CHECK(hot_key_slots_for<double>(opt, std::size_t(64) << 20) == 256);  // 512 would take 139 KiB
+  CHECK(hot_key_slots_for<double>(opt, 100) == 2);  // nothing fits: the smallest cache, which hot_key_scatter then refuses
+  for (int line : {1, 8, 32, 64})
+    for (std::size_t bytes : {std::size_t(3000), std::size_t(48) << 10, std::size_t(227) << 10, std::size_t(64) << 20}) {
+      opt.line_entries = line;
+      int const s = hot_key_slots_for<float>(opt, bytes);
+      CAPTURE(line, bytes, s);
+      CHECK((s >= 2 && s <= 512 && (s & (s - 1)) == 0));
+      std::size_t const most = std::min(bytes, calm::detail::hot_key_auto_bytes);
+      CHECK((s == 2 || hot_key_layout<float>{s, line}.bytes() <= most));
+      CHECK((s == 512 || hot_key_layout<float>{2 * s, line}.bytes() > most));
+    }
+  calm::hot_key_options set;
+  set.slots = 16;
+  CHECK(hot_key_slots_for<double>(set, std::size_t(64) << 20) == 16);
+  // the default runs on this backend, whatever its block-local memory, and its result is exact
+  CAPTURE(name, warp_size());
+  for (int line : {1, 64}) {
+    calm::hot_key_options o;
+    o.line_entries = line;
+    check_hot_key<calm::plus, double>(keys_kind::zipf, 50021, 300007, o);
+    check_hot_key<calm::plus, std::uint32_t>(keys_kind::uniform_many, 50021, 70001, o, false);
+  }
+}
+
 TEST_CASE("hot_key_scatter: bad input throws before launching and leaves the table as it was", "[strategy][hot_key]") {
   using namespace calm_test;
   std::vector<float> init(16, 2.5f);
