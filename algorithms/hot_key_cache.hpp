@@ -18,10 +18,10 @@ namespace calm {
 struct hot_key_options {
   /// Block-local hash slots, one line each (a power of two, 2 to 4,096); at most slots / 2 lines are cached. 0: the
   /// most that fit a block's block-local memory and 80 KiB, up to 512 (hot_key_slots_for: 512 for 4-byte values on
-  /// sm_90, 256 for 8-byte). Keys that crowd a few hundred lines
-  /// without meeting in a warp (a bell over 300,000 entries) are bound by the device atomics on those lines: on an H200,
-  /// 512 slots ran 1.16-1.42x naive there where 128 ran 0.97-1.13x, skewed keys as fast or faster, and keys spread over
-  /// the whole table 1-4% slower (perf/results/cuda-h200-2026-11-28-hot-key-slots.md).
+  /// sm_90, 256 for 8-byte). Keys that crowd a few hundred lines without meeting in a warp (a bell over 300,000
+  /// entries) are bound by the device atomics on those lines: on an H100 at 2^24-2^26 keys this default ran 1.20-1.42x
+  /// naive there (4-byte values; doubles 1.01-1.16x) where 128 slots ran 0.96-1.13x, skewed keys within 2% of 128
+  /// slots, keys spread over the whole table 1-2% slower (perf/results/cuda-h200-2026-11-28-hot-key-slots.md).
   int slots = 0;
   int votes = 2;    ///< lanes of a warp whose keys must fall in one line for the block to cache it
   int threads = 512;  ///< threads per block
@@ -77,7 +77,8 @@ CALM_HD inline int log2_of(int x) {
 
 /// The most block-local bytes a cache of hot_key_options::slots = 0 takes: two blocks of 512 threads an SM on sm_90
 /// (4-byte values: 512 slots; 8-byte: 256; with 512 slots of doubles one block ran an SM, and runs of equal keys, which
-/// cache nothing that pays, ran up to 1.5x slower: perf/results/cuda-h100-2026-11-28-bulk-train-larger-hot-key-512-slots.json).
+/// cache nothing that pays, ran up to 1.5x slower on an H100: cuda-h100-2026-11-28-bulk-train-larger-hot-key-512-slots-sequential.json
+/// and cuda-h100-2026-11-28-hot-key-slots-parallel-build.txt in perf/results).
 constexpr std::size_t hot_key_auto_bytes = std::size_t(80) << 10;
 
 /// The slots a cache of `opt` gets for table type T where a block has `block_bytes` of block-local memory: opt.slots
