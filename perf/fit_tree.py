@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import re
+import statistics
 import sys
 from collections import defaultdict
 
@@ -72,11 +73,38 @@ def read_cases(paths, auto_case="automatic"):
     return inputs
 
 
+def with_repetitions_merged(benchmarks):
+    """The rows of a Google Benchmark file with each case's repetitions (--benchmark_repetitions=N) merged into one row,
+    the first's with the medians of their median_us and real_time; aggregate rows (mean, median, stddev, cv) left
+    out (read as times they would replace the case's). Rows without repetitions pass as they are, in order.
+    bench_bulk times an input's cases together once and reuses those times while the next case run is of the same
+    input, so repetitions are measurements of their own only with --benchmark_enable_random_interleaving=true;
+    otherwise they repeat one measurement, and the merge changes nothing."""
+    reps = {}
+    for b in benchmarks:
+        if b.get("run_type") != "aggregate" and b.get("repetitions", 1) > 1:
+            reps.setdefault(b["name"], []).append(b)
+    done = set()
+    for b in benchmarks:
+        if b.get("run_type") == "aggregate":
+            continue
+        if b["name"] not in reps:
+            yield b
+        elif b["name"] not in done:
+            done.add(b["name"])
+            runs = [r for r in reps[b["name"]] if not r.get("error_occurred")] or reps[b["name"]]
+            row = dict(runs[0])
+            for field in ("median_us", "real_time"):
+                if all(field in r for r in runs):
+                    row[field] = statistics.median(r[field] for r in runs)
+            yield row
+
+
 def read_file(path, inputs, auto_case):
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for b in data["benchmarks"]:
+    for b in with_repetitions_merged(data["benchmarks"]):
         parts = b["name"].split("/")
         if len(parts) < 8 or parts[0] != "bulk":
             continue
