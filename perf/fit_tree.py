@@ -92,12 +92,16 @@ def with_repetitions_merged(benchmarks):
             yield b
         elif b["name"] not in done:
             done.add(b["name"])
-            runs = [r for r in reps[b["name"]] if not r.get("error_occurred")] or reps[b["name"]]
-            row = dict(runs[0])
-            for field in ("median_us", "real_time"):
-                if all(field in r for r in runs):
-                    row[field] = statistics.median(r[field] for r in runs)
-            yield row
+            yield median_row([r for r in reps[b["name"]] if not r.get("error_occurred")] or reps[b["name"]])
+
+
+def median_row(runs):
+    """One row for several runs of a case: the first's, with the medians of their median_us and real_time."""
+    row = dict(runs[0])
+    for field in ("median_us", "real_time"):
+        if all(field in r for r in runs):
+            row[field] = statistics.median(r[field] for r in runs)
+    return row
 
 
 def read_file(path, inputs, auto_case):

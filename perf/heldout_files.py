@@ -9,9 +9,12 @@ runs; other fields are the first run's. The held-out table's header names the fi
 (perf/results/cuda-h100-2026-11-27-heldout-table.md).
 """
 import json
-import statistics
+import os
 import sys
 from collections import OrderedDict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_tree import median_row  # noqa: E402
 
 
 def main():
@@ -28,13 +31,7 @@ def main():
         for b in doc["benchmarks"]:
             if b.get("run") in tags and not b.get("error_occurred") and b.get("run_type") != "aggregate":
                 by_name.setdefault(b["name"], []).append(b)
-        rows = []
-        for runs in by_name.values():
-            row = dict(runs[0])
-            for field in ("median_us", "real_time"):
-                if all(field in r for r in runs):
-                    row[field] = statistics.median(r[field] for r in runs)
-            rows.append(row)
+        rows = [median_row(runs) for runs in by_name.values()]
         if not rows:
             sys.exit("heldout_files: no benchmark of runs " + select[5:] + " in " + path)
         part = {"context": doc["context"], "benchmarks": rows}
