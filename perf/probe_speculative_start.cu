@@ -19,12 +19,14 @@
 //                  griddepcontrol.wait once, after the last tile (what the launch after it relies on);
 //   speculate/block the same read by thread 0 and a barrier each tile (what a switch to hot_key's program, which
 //                  needs the whole block, would take);
-//   naive/wait     wait, then naive throughout (what the provisional merge costs where it is the wrong one).
+//   naive/wait     wait, then naive throughout (what the provisional merge costs where it is the wrong one);
+//   speculate/warp, merge first   as speculate/warp, with the merge (peers) as the provisional one;
+//   merge/wait     wait, then the merge throughout (what that provisional merge costs on uniform keys).
 // Each a CUDA graph timed host launch to wait, round-robin, medians in microseconds; histogram totals checked.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 perf/probe_speculative_start.cu -o probe && ./probe [ROUNDS] [LOG2N]
 //
-// Not yet run (written in the sixteenth session, 2026-11-28, after the device time was spent).
+// Run on an H200 on 2026-11-28: perf/results/cuda-h200-2026-11-28-speculative-start.txt.
 #include "probe_chooser.hpp"  // CK, meet_t, choose_k, the keys, launch_resident, graph_round_robin
 
 constexpr int threads = 512, in_flight = 4;  // calm's direct_threads and loads_in_flight
@@ -47,7 +49,7 @@ __device__ __forceinline__ void add(unsigned* hist, unsigned key, bool merge) {
 }
 
 // Mode: 0 alone (no chooser, merge throughout), 1 wait then merge, 2 speculate (warp reads), 3 speculate (block reads),
-// 4 wait then naive. The key count is a multiple of a tile (threads x in_flight x 4 keys). `id`: the choice that means merge;
+// 4 wait then naive, 5 speculate (warp reads) with the merge while undecided, 6 wait then the merge throughout. The key count is a multiple of a tile (threads x in_flight x 4 keys). `id`: the choice that means merge;
 // `alone`: the choice of mode 0.
 template <int Mode>
 __global__ void __launch_bounds__(threads) hist_k(uint4 const* chunks, long long tiles, unsigned* hist, int const* decided, int id, int alone) {
@@ -63,7 +65,7 @@ __global__ void __launch_bounds__(threads) hist_k(uint4 const* chunks, long long
     loaded = true;
   }
   int choice = Mode == 0 ? alone : undecided;
-  if (Mode == 1 || Mode == 4) {
+  if (Mode == 1 || Mode == 4 || Mode == 6) {
     asm volatile("griddepcontrol.wait;" ::: "memory");
     choice = *decided;
   }
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(threads) hist_k(uint4 const* chunks, long long
       for (int u = 0; u < in_flight; ++u) c[u] = t[u * threads + threadIdx.x];
     }
     loaded = false;
-    if (Mode == 2 && choice == undecided) {
+    if ((Mode == 2 || Mode == 5) && choice == undecided) {
       int d = 0;
       if ((threadIdx.x & 31) == 0) d = read_choice(decided);
       choice = __shfl_sync(0xffffffffu, d, 0);
@@ -84,7 +86,7 @@ __global__ void __launch_bounds__(threads) hist_k(uint4 const* chunks, long long
       __syncthreads();
       choice = block_choice;
     }
-    bool const merge = Mode != 4 && choice == id;
+    bool const merge = Mode == 6 || (Mode != 4 && choice == id) || (Mode == 5 && choice == undecided);
 #pragma unroll
     for (int u = 0; u < in_flight; ++u) {
       add(hist, c[u].x, merge);
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(threads) hist_k(uint4 const* chunks, long long
       add(hist, c[u].w, merge);
     }
   }
-  if (Mode == 2 || Mode == 3) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (Mode == 2 || Mode == 3 || Mode == 5) asm volatile("griddepcontrol.wait;" ::: "memory");
 }
 
 template <int Mode>
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
     vs.record("speculate/warp", choose_then(launch_hist<2>));
     vs.record("speculate/block", choose_then(launch_hist<3>));
     vs.record("naive/wait", choose_then(launch_hist<4>));
+    vs.record("speculate/warp, merge first", choose_then(launch_hist<5>));
+    vs.record("merge/wait", choose_then(launch_hist<6>));
     p.report(vs, std::string(chooser_probe_dist(d)) + (chosen == merge_id ? " (choice: merge)" : " (choice: naive)"));
   }
 }
