@@ -1,0 +1,598 @@
+// Conformance: strategy::automatic of the bulk front door: the fitted tree's choice, finished on the
+// device by the sampling, the launches behind it (shared, recorded as a graph) and the
+// line rule, against the host's walk and the sequential reference.
+#pragma once
+
+#include <cmath>
+#include <map>
+
+#include "../support/bulk_check.hpp"
+
+TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys, and for 8-byte values above 16 MiB of table) and 0 on the host", "[bulk]") {
+  using calm::device_family;
+  using calm::line_merge_rule;
+  CHECK(calm::scatter_options{}.min_line_repeats < 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::host).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-0.5f, device_family::amd_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::gpu_min_line_repeats == 10.0f);
+  std::uint64_t const wide = line_merge_rule::gpu_wide_max_table_bytes;
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 4, 64 * wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 8, wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 4, 8, 8).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 8, wide + 8).min_line_repeats == 0.0f);  // 8-byte values, large table: off
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 8, 4, 4).min_line_repeats == 0.0f);  // 8-byte keys: off
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::amd_gpu, 8, 8, 8).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(-1.0f, device_family::host, 4, 8, 8).min_line_repeats == 0.0f);
+  CHECK(line_merge_rule::resolved(3.5f, device_family::nvidia_gpu, 8, 8, wide + 8).min_line_repeats == 3.5f);
+  for (auto f : {device_family::host, device_family::nvidia_gpu, device_family::amd_gpu}) {
+    CHECK(line_merge_rule::resolved(0.0f, f).min_line_repeats == 0.0f);
+    CHECK(line_merge_rule::resolved(3.5f, f).min_line_repeats == 3.5f);
+    CHECK(!std::signbit(line_merge_rule::resolved(-0.0f, f).min_line_repeats));  // -0 is 0, not the default
+    CHECK(line_merge_rule::resolved(-0.0f, f).min_line_repeats == 0.0f);
+  }
+}
+
+// A merge picked at run time stands for one fixed at compile time, which the shared launch runs per tile (every merge
+// gives the same table, so the tables above cannot tell a wrong one).
+TEST_CASE("with_fixed_strategy: the merge a strategy picked at run time stands for", "[bulk]") {
+  using calm::merge_kind;
+  auto const fixed = [](auto s) {
+    int named = -1;
+    calm::detail::with_fixed_strategy(s, [&](auto x) {
+      using X = decltype(x);
+      named = std::is_same<X, calm::naive>::value ? 0 : std::is_same<X, calm::scan_reduce>::value ? 1 : std::is_same<X, calm::peer_reduce>::value ? 2 : 3;
+    });
+    return named;
+  };
+  CHECK(fixed(calm::switch_merge{merge_kind::none}) == 0);
+  CHECK(fixed(calm::switch_merge{merge_kind::runs}) == 1);
+  CHECK(fixed(calm::switch_merge{merge_kind::peers}) == 2);
+  CHECK(fixed(calm::peer_reduce_if{false}) == 0);
+  CHECK(fixed(calm::peer_reduce_if{true}) == 2);
+  CHECK(fixed(calm::scan_reduce{}) == 1);  // any other strategy: itself
+  static_assert(calm::detail::picks_at_run_time<calm::switch_merge>::value && calm::detail::picks_at_run_time<calm::peer_reduce_if>::value &&
+                    !calm::detail::picks_at_run_time<calm::peer_reduce>::value,
+                "switch_merge and peer_reduce_if pick their merge at run time");
+}
+
+TEST_CASE("automatic's shared naive/peer_reduce launch: it runs the one decided, the table is right either way", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  CAPTURE(name, warp_size(), to_string(kind), n);
+  check_chosen_direct<float>(kind, n, 4243, "shared naive/peer_reduce launch", [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals,
+                                                                                   float* table, index_t bins) {
+    auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, keys, vals, n, table, bins, calm::detail::identity_key{},
+                                                                                       calm::peer_reduce_if{});
+    using program_t = std::decay_t<decltype(program)>;
+    exec{}.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks),
+                                   calm::detail::direct_threads, 0, calm::detail::chosen_merge_program<program_t>{decided, program});
+  });
+}
+
+TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one decided runs, the table is right either way", "[bulk]") {
+  using namespace calm_test;
+  using calm::strategy;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(3, 1001, 40003);  // bulk calls launch nothing for n = 0
+  auto const held = GENERATE(std::vector<strategy>{strategy::naive, strategy::peer_reduce, strategy::hot_key},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce, strategy::peer_reduce},
+                             std::vector<strategy>{strategy::scan_reduce, strategy::peer_reduce},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce},
+                             std::vector<strategy>{strategy::naive, strategy::scan_reduce, strategy::peer_reduce, strategy::hot_key},
+                             std::vector<strategy>{strategy::scan_reduce});
+  unsigned reach = 0;
+  std::string what = "launches of";
+  for (strategy s : held) {
+    reach |= 1u << static_cast<int>(s);
+    what += std::string(" ") + calm::to_string(s);
+  }
+  CAPTURE(name, warp_size(), to_string(kind), n, what);
+  check_chosen_direct<float>(
+      kind, n, 4259, what.c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+      },
+      held);
+  check_chosen_direct<std::uint32_t>(  // a histogram's: one for every key
+      kind, n, 4261, (what + ", counting").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, std::uint32_t const*, std::uint32_t* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
+                                    table, bins, calm::detail::identity_key{}, true, exec{});
+      },
+      held, true);
+  check_chosen_direct<double>(  // 8-byte values: naive and peer_reduce share a launch, the others their own
+      kind, n, 4263, (what + ", 8-byte values").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, double const* vals, double* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+      },
+      held);
+  std::vector<index_t> reversed(static_cast<std::size_t>(n));  // an order to follow (a set_scatter's, say): the warp strategies only
+  for (index_t i = 0; i < n; ++i) reversed[static_cast<std::size_t>(i)] = n - 1 - i;
+  buffer<index_t> order(reversed);
+  std::vector<strategy> warp_held;
+  for (strategy s : held)
+    if (s != strategy::hot_key) warp_held.push_back(s);
+  check_chosen_direct<float>(
+      kind, n, 4267, (what + ", in an order").c_str(),
+      [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
+        calm::detail::launch_chosen(decided, reach & ~(1u << static_cast<int>(strategy::hot_key)), calm::plus{}, keys, vals, order.data(), n, table, bins,
+                                    calm::detail::identity_key{}, false, exec{});
+      },
+      warp_held);
+}
+
+// The shared launch asks for 32 registers (two resident blocks of 1,024) only for counting over plain
+// keys, where sm_90 fits them without spilling; weighted and key-mapped programs keep their own.
+namespace calm_test {
+template <class Values, class KeyMap>
+using shared_direct_launch = calm::detail::chosen_merge_program<
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, std::uint32_t, KeyMap>>;
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 2,
+              "a histogram's shared launch asks for two resident blocks of 1,024");
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<std::uint32_t const*, calm::detail::identity_key>>::value == 0,
+              "a weighted shared launch asks for nothing");
+static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::even_bin_key<float>>>::value == 0,
+              "a key-mapped shared launch asks for nothing");
+// With hot_key's program too, histogram or weighted: 64 registers (one resident block of 1,024, two of 512).
+template <class Values>
+using shared_hot_key_launch = calm::detail::chosen_merge_program<
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, float, calm::detail::identity_key>,
+    calm::detail::hot_key_program<4, calm::plus, std::uint32_t, Values, float>>;
+static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<calm::same_value<float>>>::value == 1,
+              "a histogram's shared launch with hot_key asks for one resident block of 1,024");
+static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<float const*>>::value == 1,
+              "a weighted shared launch with hot_key asks for one resident block of 1,024");
+}  // namespace calm_test
+
+TEST_CASE("automatic's shared naive/peer_reduce launch for 8-byte values: it runs the one decided, the table is right either way", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  CAPTURE(name, warp_size(), to_string(kind), n);
+  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  check_chosen_direct<double>(kind, n, 4271, "shared naive/peer_reduce launch, 8-byte values", [&](calm::strategy const* decided, std::uint32_t const* keys, double const* vals,
+                                                                                  double* table, index_t bins) {
+    if (n > 0)  // bulk calls launch nothing for n = 0
+      calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+  });
+}
+
+TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte values: the one decided runs, the other ends at once", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 3, 1001, 40003);
+  CAPTURE(name, warp_size(), to_string(kind), n);
+  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  check_chosen_direct<float, std::uint64_t>(kind, n, 4283, "two naive/peer_reduce launches, 8-byte keys",
+                                            [&](calm::strategy const* decided, std::uint64_t const* keys, float const* vals, float* table, index_t bins) {
+                                              if (n > 0)  // bulk calls launch nothing for n = 0
+                                                calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins,
+                                                                            calm::detail::identity_key{}, false, exec{});
+                                            });
+}
+
+TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decided, and else ends at once", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(keys_kind::runs, keys_kind::uniform_many);
+  index_t const n = GENERATE(1001, 40003);
+  bool const counting = GENERATE(false, true);
+  CAPTURE(name, warp_size(), to_string(kind), n, counting);
+  auto g = rng(4297 + static_cast<int>(kind) * 7 + n);
+  index_t const bins = 4099;
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+  if (counting) std::fill(vals.begin(), vals.end(), 1.0f);
+  auto const init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> dv(vals);
+  for (calm::strategy only : {calm::strategy::naive, calm::strategy::peer_reduce})
+    for (calm::strategy s : {calm::strategy::naive, calm::strategy::peer_reduce}) {
+      INFO("reach " << calm::to_string(only) << ", decided " << calm::to_string(s));
+      buffer<float> table(init);
+      buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
+      unsigned const reach = 1u << static_cast<int>(only);
+      calm::strategy const* d = decided.data();
+      if (counting)
+        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), calm::detail::as_value_source<float>(calm::constant(1.0f)),
+                                    nullptr, n, table.data(), bins, calm::detail::identity_key{}, true, exec{});
+      else
+        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), static_cast<float const*>(dv.data()), nullptr, n,
+                                    table.data(), bins, calm::detail::identity_key{}, false, exec{});
+      synchronize();
+      if (s == only) verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "the one strategy in reach, decided");
+      else require_equal(table.download(), init, "the one strategy in reach, not decided");
+    }
+}
+
+TEST_CASE("line_merge_rule::merges: more repeats per warp than the rule, or nothing counted", "[bulk]") {
+  using calm::line_merge_rule;
+  using counted = calm::detail::line_repeats;
+  CHECK(!line_merge_rule{10.0f}.merges(counted{20, 2}));  // 10 a warp is not more than 10
+  CHECK(line_merge_rule{10.0f}.merges(counted{21, 2}));
+  CHECK(line_merge_rule{10.0f}.merges(counted{0, 0}));  // nothing counted
+  CHECK(line_merge_rule{0.0f}.merges(counted{0, 16}));
+  CHECK(!line_merge_rule{0.5f}.merges(counted{1, 2}));
+  CHECK(line_merge_rule{0.5f}.merges(counted{2, 3}));
+  CHECK(!line_merge_rule{1e9f}.merges(counted{31 * 32, 32}));
+  CHECK(!line_merge_rule{std::numeric_limits<float>::infinity()}.merges(counted{63 * 16, 16}));
+  CHECK(counted{0, 0}.per_warp() == -1.0);
+  CHECK(counted{21, 2}.per_warp() == 10.5);
+}
+
+TEST_CASE("automatic: the fitted tree decides, sampling only where it asks", "[bulk]") {
+  using namespace calm_test;
+  // the tree is walked on fixed statistics: what walk_tree returns for them is what scatter runs
+  calm::collision_statistics st;
+  st.warp_level = GENERATE(1.0 / 32, 0.25, 1.0);
+  st.block_level = st.warp_level / 4;
+  st.all_thread_level = GENERATE(1.0, 64.0, 65536.0);
+  st.clustering = GENERATE(0.0, 1.0);
+  index_t const bins = GENERATE(1, 256, 4099, 1 << 20);
+  CAPTURE(name, st.to_string(), bins);
+  calm::scatter_shape const shape = calm::detail::shape_of<calm::plus, float>(5000, bins, false, exec{});
+  int sampled = 0;
+  calm::strategy const want = calm::choose_strategy(exec::family, shape, [&] {
+    ++sampled;
+    return st;
+  });
+  CHECK(sampled <= 1);
+  auto g = rng(77 + bins);
+  auto keys = table_keys<std::uint32_t>(5000, keys_kind::uniform_many, bins, g, false);
+  buffer<std::uint32_t> dk(keys);
+  buffer<float> table(static_cast<std::size_t>(bins)), vals(std::vector<float>(5000, 1.0f));
+  table.fill_bytes(0);
+  calm::scatter_options opt;
+  opt.stats = &st;
+  calm::strategy const ran = calm::scatter(calm::plus{}, dk.data(), static_cast<float const*>(vals.data()), 5000, table.data(), bins, opt, exec{});
+  synchronize();
+  bool const replaced = (calm::is_block_local(want) && !shape.fits_block) || want == calm::strategy::cluster_privatize;
+  if (!replaced) CHECK(ran == want);
+}
+
+namespace calm_test {
+using calm::feature;
+using calm::strategy;
+/// A tree that sends inputs to every strategy a choice finished on the device launches (the warp
+/// strategies, hot_key, the block-local three, cluster_privatize) by sampled statistics.
+constexpr calm::tree_node every_group_tree[] = {
+    /*  0 */ {feature::log2_bins, 1.5, 1, 2, strategy::automatic},
+    /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::privatize},
+    /*  2 */ {feature::warp_level, 0.2, 3, 6, strategy::automatic},
+    /*  3 */ {feature::clustering, 0.5, 4, 5, strategy::automatic},
+    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+    /*  6 */ {feature::block_level, 0.5, 7, 8, strategy::automatic},
+    /*  7 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  8 */ {feature::log2_items, 12, 9, 10, strategy::automatic},
+    /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_peer_reduce},
+    /* 10 */ {feature::clustering, 0.9, 11, 12, strategy::automatic},
+    /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::cluster_privatize},
+    /* 12 */ {feature::log2_bins, 0, -1, -1, strategy::privatize_adaptive},
+};
+static_assert(calm::well_formed(every_group_tree), "the test tree is walkable");
+/// A tree that reads no block level (as the host tree does): the sampling on the device leaves it out.
+constexpr calm::tree_node no_block_level_tree[] = {
+    /*  0 */ {feature::warp_level, 0.2, 1, 4, strategy::automatic},
+    /*  1 */ {feature::clustering, 0.5, 2, 3, strategy::automatic},
+    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+    /*  4 */ {feature::line_share, 0.5, 5, 6, strategy::automatic},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+};
+static_assert(calm::well_formed(no_block_level_tree), "the test tree is walkable");
+constexpr calm::tree_node parent_after_child[] = {
+    {feature::warp_level, 0.5, 2, 1, strategy::automatic},
+    {feature::log2_bins, 0, -1, -1, strategy::naive},
+    {feature::warp_level, 0.5, 1, 0, strategy::automatic},
+};
+static_assert(!calm::well_formed(parent_after_child), "a child before its parent is refused");
+/// A tree that reads the all-thread level, which the device does not count: the host samples and waits.
+constexpr calm::tree_node distinct_keys_tree[] = {
+    /* 0 */ {feature::all_thread_level, 8, 1, 2, strategy::automatic},
+    /* 1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 2 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+};
+/// A sampled subtree of 33 nodes, more than tree_walk carries (31): the host samples and waits.
+constexpr calm::tree_node deep_tree[] = {
+    /*  0 */ {feature::warp_level, 0.95, 2, 1, strategy::automatic},
+    /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  2 */ {feature::warp_level, 0.90, 4, 3, strategy::automatic},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  4 */ {feature::warp_level, 0.85, 6, 5, strategy::automatic},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  6 */ {feature::warp_level, 0.80, 8, 7, strategy::automatic},
+    /*  7 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  8 */ {feature::warp_level, 0.75, 10, 9, strategy::automatic},
+    /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 10 */ {feature::warp_level, 0.70, 12, 11, strategy::automatic},
+    /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 12 */ {feature::warp_level, 0.65, 14, 13, strategy::automatic},
+    /* 13 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 14 */ {feature::warp_level, 0.60, 16, 15, strategy::automatic},
+    /* 15 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 16 */ {feature::warp_level, 0.55, 18, 17, strategy::automatic},
+    /* 17 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 18 */ {feature::warp_level, 0.50, 20, 19, strategy::automatic},
+    /* 19 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 20 */ {feature::warp_level, 0.45, 22, 21, strategy::automatic},
+    /* 21 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 22 */ {feature::warp_level, 0.40, 24, 23, strategy::automatic},
+    /* 23 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 24 */ {feature::warp_level, 0.35, 26, 25, strategy::automatic},
+    /* 25 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 26 */ {feature::warp_level, 0.30, 28, 27, strategy::automatic},
+    /* 27 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 28 */ {feature::warp_level, 0.25, 30, 29, strategy::automatic},
+    /* 29 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 30 */ {feature::warp_level, 0.20, 32, 31, strategy::automatic},
+    /* 31 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 32 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+};
+static_assert(calm::well_formed(deep_tree) && calm::most_walk_nodes(deep_tree) == 33, "the deep tree is walkable and deeper than a carried walk");
+
+/// The device buffers and options of one bulk call whose choice the device reports (opt.chosen): keys,
+/// values, the table from `init`, under the line rule `min_line_repeats`.
+template <class T>
+struct reporting_call {
+  buffer<std::uint32_t> dk;
+  buffer<T> dv, table;
+  buffer<calm::strategy> chosen;
+  calm::scatter_options opt;
+  reporting_call(std::vector<std::uint32_t> const& keys, std::vector<T> const& vals, std::vector<T> const& init, float min_line_repeats)
+      : dk(keys), dv(vals), table(init), chosen(std::vector<calm::strategy>{calm::strategy::automatic}) {
+    opt.chosen = chosen.data();
+    opt.min_line_repeats = min_line_repeats;
+  }
+};
+
+/// What automatic runs where the host's walk of `tree` (fitted) ends at `want`, decided on the device:
+/// naive instead of peer_reduce where the walk may end at either, the call's line rule (resolved as
+/// the bulk calls do) is not 0, and the line repeats of the sampled warps, counted on the host
+/// (line_repeats_reference), are not more than the rule per warp.
+template <class Op, class T, class VS>
+calm::strategy after_line_rule(calm::strategy want, calm::tree_view tree, calm::scatter_shape const& shape, std::vector<std::uint32_t> const& keys,
+                               std::uint32_t const* dkeys, VS const& vals, index_t bins, calm::scatter_options const& opt) {
+  if (want != calm::strategy::peer_reduce) return want;
+  exec const ex{};
+  calm::line_merge_rule const rule =
+      calm::line_merge_rule::resolved(opt.min_line_repeats, exec::family, sizeof(std::uint32_t), sizeof(T), static_cast<std::uint64_t>(bins) * sizeof(T));
+  calm::tree_walk walk;
+  auto const fit = [&](calm::strategy s) { return calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(s, opt, shape, ex); };
+  if (!calm::make_walk(tree, shape, calm::walk_known(tree, shape), fit, walk)) return want;
+  calm::detail::merge_lines const lines = calm::detail::merge_lines_of<exec, std::uint32_t, VS, T>(rule, walk.reachable(), dkeys, vals, opt.order);
+  if (lines.vec == 0) return want;  // the rule does not apply
+  index_t const n = static_cast<index_t>(keys.size());
+  calm::detail::sample_plan const plan = calm::detail::plan_sample(dkeys, n, bins, opt.sample);
+  auto const r = line_repeats_reference(keys, bins, plan.groups, plan.stride, plan.block_items, warp_size(), lines.vec, lines.line_entries);
+  UNSCOPED_INFO("line rule " << rule.min_line_repeats << ": " << r.first << " repeats in " << r.second << " sampled warps, " << lines.vec << " keys apart");
+  return rule.merges(calm::detail::line_repeats{r.first, r.second}) ? want : calm::strategy::naive;
+}
+
+/// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
+/// sample, so the same statistics) and the line rule over them, and the table against the sequential
+/// reference.
+template <class Op, class T>
+void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = -1.0f) {
+  auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
+  auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
+  auto init = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
+  reporting_call<T> call(keys, vals, init, min_line_repeats);
+  auto& dk = call.dk;
+  auto& dv = call.dv;
+  auto& table = call.table;
+  calm::scatter_options const& opt = call.opt;
+  exec const ex{};
+  calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
+  calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
+  calm::strategy const fitted = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
+  INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ", min_line_repeats " << min_line_repeats << ": the host walks to " << calm::to_string(leaf)
+                       << ", which runs as " << calm::to_string(fitted));
+  calm::strategy const want = on_device ? (weighted ? after_line_rule<Op, T>(fitted, tree, shape, keys, dk.data(), static_cast<T const*>(dv.data()), bins, opt)
+                                                    : after_line_rule<Op, T>(fitted, tree, shape, keys, dk.data(), calm::detail::as_value_source<T>(calm::constant(T(1))), bins, opt))
+                                        : fitted;
+  calm::strategy ran;
+  if (weighted)
+    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), static_cast<T const*>(dv.data()), n, table.data(), bins,
+                                     calm::detail::identity_key{}, opt, ex);
+  else
+    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), calm::constant(T(1)), n, table.data(), bins, calm::detail::identity_key{},
+                                     opt, ex);
+  synchronize();
+  bool const sampled = n > 0 && tree[calm::walk_known(tree, shape)].left >= 0;  // the walk reaches a sampled test
+  CHECK((ran == calm::strategy::automatic) == (sampled && on_device));
+  if (ran == calm::strategy::automatic) CHECK(call.chosen.download()[0] == want);
+  else CHECK(ran == want);
+  if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
+  verify_scatter<Op, T>(init, keys, vals, table.download(), "automatic chosen on the device");
+}
+}  // namespace calm_test
+
+TEST_CASE("automatic: the choice finished on the device is the host's, every strategy it launches", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const n = GENERATE(0, 1, 1001, 40003);
+  index_t const bins = GENERATE(1, 3, 4099, 70001);
+  CAPTURE(name, warp_size());
+  calm::tree_view const tree = calm::view_of(every_group_tree);
+  check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // the rule keeps peer_reduce above 1.5 repeats a warp
+  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);
+  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches; the rule counts a warp's repeated keys
+  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 10.0f);
+  check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
+  check_device_choice<calm::plus, std::uint32_t>(calm::view_of(no_block_level_tree), true, kind, n, bins, false);
+  check_device_choice<calm::plus, float>(calm::view_of(no_block_level_tree), true, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
+}
+
+namespace calm_test {
+/// A tree that samples and ends at peer_reduce whatever the statistics, naive reachable: what runs is
+/// the line rule's to say.
+constexpr calm::tree_node peer_unless_line_rule_tree[] = {
+    {calm::feature::warp_level, 2.0, 1, 2, calm::strategy::automatic},
+    {calm::feature::log2_bins, 0, -1, -1, calm::strategy::peer_reduce},
+    {calm::feature::log2_bins, 0, -1, -1, calm::strategy::naive},
+};
+
+/// automatic through peer_unless_line_rule_tree on `keys` under the rule `min_line_repeats`: the
+/// strategy it reports, the table against the reference.
+template <class T>
+calm::strategy run_line_rule(std::vector<std::uint32_t> const& keys, index_t bins, float min_line_repeats) {
+  auto g = rng(6151 + static_cast<int>(keys.size()));
+  auto const vals = random_operands<calm::plus, T>(keys.size(), g);
+  auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
+  reporting_call<T> call(keys, vals, init, min_line_repeats);
+  calm::strategy const ran =
+      calm::detail::bulk_scatter(calm::view_of(peer_unless_line_rule_tree), "scatter", calm::plus{}, call.dk.data(), static_cast<T const*>(call.dv.data()),
+                                 static_cast<index_t>(keys.size()), call.table.data(), bins, calm::detail::identity_key{}, call.opt, exec{});
+  synchronize();
+  CHECK(ran == calm::strategy::automatic);
+  verify_scatter<calm::plus, T>(init, keys, vals, call.table.download(), "automatic under a line rule");
+  return call.chosen.download()[0];
+}
+}  // namespace calm_test
+
+TEST_CASE("automatic: the line rule keeps peer_reduce where the sampled warps repeat keys on a line, and runs naive elsewhere", "[bulk]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1001, 100003);
+  index_t const bins = 70001;
+  int const w = warp_size();
+  CAPTURE(name, w, n);
+  // runs of 4 W equal keys from key 0: a direct scatter's warp, its lanes 4 keys apart (or 1 apart, in
+  // four warps), meets one key W times: W - 1 repeats; keys 7919 apart: none
+  std::vector<std::uint32_t> runs(static_cast<std::size_t>(n)), spread(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    runs[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>((i / (4 * w) * 97) % bins);
+    spread[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>((i * 7919) % bins);
+  }
+  float const half = 0.5f * static_cast<float>(w);  // W - 1 is more, 0 is not
+  CHECK(run_line_rule<float>(runs, bins, half) == calm::strategy::peer_reduce);
+  CHECK(run_line_rule<float>(spread, bins, half) == calm::strategy::naive);
+  CHECK(run_line_rule<float>(spread, bins, 0.0f) == calm::strategy::peer_reduce);  // no rule
+  CHECK(run_line_rule<float>(runs, bins, std::numeric_limits<float>::infinity()) == calm::strategy::naive);
+  CHECK(run_line_rule<double>(runs, bins, half) == calm::strategy::peer_reduce);  // two launches, a warp's repeated keys
+  CHECK(run_line_rule<double>(spread, bins, half) == calm::strategy::naive);
+}
+
+TEST_CASE("automatic: the walk carried to the device decides as the walk of the whole tree", "[bulk]") {
+  using namespace calm_test;
+  auto g = rng(2718);
+  std::uniform_real_distribution<double> level(0.0, 1.0);
+  exec const ex{};
+  int carried = 0;
+  for (calm::tree_view const tree : {calm::family_tree(calm::device_family::nvidia_gpu), calm::family_tree(calm::device_family::host),
+                                     calm::view_of(every_group_tree)}) {
+    for (index_t bins : {1, 7, 300, 6000, 40000, 300000, 5000000})
+      for (index_t n : {1000, 1 << 20, 1 << 26})
+        for (int type = 0; type < 3; ++type) {
+          calm::scatter_shape shape = type == 0   ? calm::detail::shape_of<calm::plus, std::uint32_t>(n, bins, true, ex)
+                                      : type == 1 ? calm::detail::shape_of<calm::plus, float>(n, bins, false, ex)
+                                                  : calm::detail::shape_of<calm::max, double>(n, bins, false, ex);
+          int const start = calm::walk_known(tree, shape);
+          calm::tree_walk walk;
+          if (!calm::make_walk(tree, shape, start, [](calm::strategy s) { return s; }, walk)) continue;
+          ++carried;
+          CHECK(walk.size >= 1);
+          for (int i = 0; i < walk.size; ++i)  // preorder: children after their parent, tests only of sampled features
+            if (walk.nodes[i].left >= 0) {
+              CHECK(walk.nodes[i].left > i);
+              CHECK(walk.nodes[i].right > i);
+              CHECK(calm::is_sampled(walk.nodes[i].test));
+            }
+          for (int trial = 0; trial < 40; ++trial) {
+            calm::collision_statistics st;
+            st.warp_level = level(g), st.block_level = level(g), st.clustering = level(g);
+            st.all_thread_level = 1.0 + 100.0 * level(g);
+            INFO("bins " << bins << ", n " << n << ", type " << type << ", trial " << trial);
+            CHECK(walk.finish(st) == calm::walk_tree(tree, shape, [&] { return st; }));
+          }
+          // the device's form: the ratios of summed totals, tested by products
+          std::uniform_int_distribution<std::uint64_t> count(0, 1u << 16);
+          for (int trial = 0; trial < 40; ++trial) {
+            calm::detail::collision_totals t{};
+            t.warps = count(g), t.blocks = count(g) % 64;
+            t.warp_sum = count(g) * (t.warps + 1) * 16, t.block_sum = count(g) * (t.blocks + 1) * 16;
+            t.sampled = count(g) + 64, t.out_of_range = t.sampled / (1 + count(g) % 8), t.distinct = count(g) % (t.sampled - t.out_of_range + 1);
+            t.repeats = (t.sampled - t.out_of_range) / (1 + count(g) % 4), t.adjacent = count(g) % (t.repeats + 1), t.lines = count(g) % 4096;
+            calm::collision_statistics const st = calm::detail::statistics_of(&t, 1);
+            INFO("bins " << bins << ", n " << n << ", type " << type << ", totals trial " << trial);
+            CHECK(walk.finish(calm::detail::ratios_of(t)) == calm::walk_tree(tree, shape, [&] { return st; }));
+          }
+        }
+  }
+  CHECK(carried > 0);
+  calm::tree_walk walk;
+  calm::scatter_shape const shape = calm::detail::shape_of<calm::plus, float>(1000, 100, false, ex);
+  CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 33 nodes
+}
+
+TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers hold (a recorded graph on CUDA)", "[bulk]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(1001, 40003);
+  index_t const bins = GENERATE(3, 4099, 70001);
+  CAPTURE(name, warp_size(), n, bins);
+  exec const ex{};
+  calm::tree_view const tree = calm::view_of(every_group_tree);
+  buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
+  buffer<float> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins));
+  buffer<std::uint32_t> hist(static_cast<std::size_t>(bins));
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+  calm::scatter_options opt;
+  opt.chosen = chosen.data();
+  auto g = rng(4242 + static_cast<int>(n + bins));
+  // the same pointers, sizes and types every call: on CUDA the second call records a graph and the later
+  // ones launch it, so the choice must still follow the keys the buffer holds at each call
+#if defined(CALM_BACKEND_CUDA)
+  std::uint64_t const launched = calm::cuda::recorded_graph_launches();
+#endif
+  int round = 0;
+  for (keys_kind kind : {keys_kind::uniform_many, keys_kind::one, keys_kind::runs, keys_kind::hot, keys_kind::uniform_few, keys_kind::one,
+                         keys_kind::zipf, keys_kind::image, keys_kind::uniform_many}) {
+    INFO("round " << round++ << ": " << to_string(kind));
+    auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+    auto const vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+    auto const init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
+    auto const hinit = random_operands<calm::plus, std::uint32_t>(static_cast<std::size_t>(bins), g);
+    dk.upload(keys);
+    dv.upload(vals);
+    table.upload(init);
+    hist.upload(hinit);
+    auto const stats = [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); };
+    for (bool weighted : {true, false}) {
+      calm::scatter_shape const shape = weighted ? calm::detail::shape_of<calm::plus, float>(n, bins, false, ex)
+                                                 : calm::detail::shape_of<calm::plus, std::uint32_t>(n, bins, true, ex);
+      calm::strategy const leaf = calm::walk_tree(tree, shape, stats);
+      calm::strategy const want =
+          weighted ? after_line_rule<calm::plus, float>(calm::detail::fitting_strategy<calm::plus, float, calm::detail::identity_key>(leaf, opt, shape, ex), tree,
+                                                        shape, keys, dk.data(), static_cast<float const*>(dv.data()), bins, opt)
+                   : after_line_rule<calm::plus, std::uint32_t>(
+                         calm::detail::fitting_strategy<calm::plus, std::uint32_t, calm::detail::identity_key>(leaf, opt, shape, ex), tree, shape, keys,
+                         dk.data(), calm::detail::as_value_source<std::uint32_t>(calm::constant(std::uint32_t(1))), bins, opt);
+      INFO("weighted " << weighted << ": the host walks to " << calm::to_string(leaf) << ", which runs as " << calm::to_string(want));
+      calm::strategy const ran =
+          weighted ? calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
+                                                calm::detail::identity_key{}, opt, ex)
+                   : calm::detail::bulk_scatter(tree, "histogram", calm::plus{}, dk.data(), calm::constant(std::uint32_t(1)), n, hist.data(), bins,
+                                                calm::detail::identity_key{}, opt, ex);
+      synchronize();
+      CHECK(ran == calm::strategy::automatic);  // every_group_tree samples for tables of 3 entries and more
+      CHECK(chosen.download()[0] == want);
+    }
+    verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "repeated automatic scatter");
+    std::vector<std::uint32_t> ones(keys.size(), 1u);
+    verify_scatter<calm::plus, std::uint32_t>(hinit, keys, ones, hist.download(), "repeated automatic histogram");
+  }
+#if defined(CALM_BACKEND_CUDA)
+  // each of the two calls (weighted scatter, histogram) from its second round on at the latest (a key
+  // seen before, in another test on buffers at the same addresses, may start sooner)
+  CHECK(calm::cuda::recorded_graph_launches() - launched >= 2u * static_cast<unsigned>(round - 1));
+#endif
+}
+
