@@ -26,7 +26,8 @@
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 perf/probe_speculative_start.cu -o probe && ./probe [ROUNDS] [LOG2N]
 //
-// Run on an H200 on 2026-11-28: perf/results/cuda-h200-2026-11-28-speculative-start.txt.
+// Run on an H200 on 2026-11-28: perf/results/cuda-h200-2026-11-28-speculative-start.txt; the library change it led
+// to, measured in calm and not adopted: perf/results/cuda-h200-2026-11-28-early-start-ab.md.
 #include "probe_chooser.hpp"  // CK, meet_t, choose_k, the keys, launch_resident, graph_round_robin
 
 constexpr int threads = 512, in_flight = 4;  // calm's direct_threads and loads_in_flight
