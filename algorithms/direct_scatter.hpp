@@ -29,6 +29,26 @@ template <class Strategy, class Values, class T>
 struct leaves_tile_to_compiler
     : std::integral_constant<bool, std::is_same<Strategy, scan_reduce>::value && !is_same_value<Values>::value && sizeof(T) <= 4> {};
 
+/// Whether a strategy groups a warp's lanes by matching them (peer_reduce, peer_reduce_if), where a key of
+/// 4 bytes is cheaper to match than an address of 8 (update_keyed).
+template <class S>
+struct matches_lanes : std::integral_constant<bool, std::is_same<S, peer_reduce>::value || std::is_same<S, peer_reduce_if>::value> {};
+
+/// table[key] updated by the lanes of w (keys in [0, bins)), merged by s. peer_reduce matches the keys as 4
+/// bytes where the table has at most 2^32 entries (update_keyed), else the addresses. scan_reduce keeps
+/// the addresses: with the keys its histograms of runs and sorted keys ran 1.8-2.8 us slower on an H200
+/// (perf/results/cuda-h200-2026-11-28-peer-keyed-ab.md).
+template <class S, class W, class Op, class T, class Key, class V>
+CALM_HD void update_entry(W const& w, Op op, T* table, index_t bins, Key const& key, V const& v, S const& s) {
+  if constexpr (matches_lanes<S>::value) {
+    if (bins <= (index_t(1) << 32)) {
+      update_keyed(w, op, scope::device{}, table + key, map([](index_t x) { return static_cast<std::uint32_t>(x); }, key), v, s);
+      return;
+    }
+  }
+  update(w, op, scope::device{}, table + key, v, s);
+}
+
 /// The block program of a direct scatter: every item updates the device table, lanes merged by Strategy.
 template <int Vec, class Strategy, class Op, class K, class Values, class T, class KeyMap>
 struct direct_scatter_program {
@@ -56,7 +76,7 @@ struct direct_scatter_program {
   CALM_HD void update_item(S const& s, W const& w, Key const& k, Value const& v) const {
     auto const key = map_keys(w, key_map, k);
     auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
-    when(w, in, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, s); });
+    when(w, in, [&](auto const& u) { update_entry(u, op, out, bins, select(in, key, index_t(0)), v, s); });
   }
 
   /// The update of a merge picked at run time (read when used: a gate may set it), branched on once per
@@ -100,9 +120,9 @@ struct ordered_scatter_program {
       auto const key = select(ok, map_keys(w, key_map, load(w, ks, p)), index_t(-1));
       auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
       when(w, in, [&](auto const& u) {
-        auto const at = out + select(in, key, index_t(0));
-        if constexpr (is_same_value<Values>::value) update(u, op, scope::device{}, at, vs, strategy);
-        else update(u, op, scope::device{}, at, load(u, vs, p), strategy);
+        auto const at = select(in, key, index_t(0));
+        if constexpr (is_same_value<Values>::value) update_entry(u, op, out, bins, at, vs, strategy);
+        else update_entry(u, op, out, bins, at, load(u, vs, p), strategy);
       });
     });
   }

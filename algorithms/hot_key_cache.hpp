@@ -10,6 +10,7 @@
 
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
+#include "direct_scatter.hpp"
 #include "peer_reduce.hpp"
 #include "privatize.hpp"
 
@@ -189,10 +190,12 @@ struct hot_key_program {
         });
       });
     blk.sync();
-    // 3. every item: a key of a cached line updates its block-local entry merged by peer_reduce; the
-    //    others update the device table, merged by peer_reduce only where two neighbouring lanes hold
-    //    one key (runs: the hot keys of skewed inputs are cached, and the rest rarely collide in a warp,
-    //    so matching them costs more than it merges); keys outside the table are skipped
+    // 3. every item: a key of a cached line updates its block-local entry merged by peer_reduce, which
+    //    matches the entries' indices (4 bytes, update_keyed: on an H200 the hotset inputs ran 35-80 us a
+    //    call faster than matching addresses, perf/results/cuda-h200-2026-11-28-peer-keyed-ab.md); the
+    //    others update the device table (update_entry), merged by peer_reduce only where two neighbouring
+    //    lanes hold one key (runs: the hot keys of skewed inputs are cached, and the rest rarely collide in
+    //    a warp, so matching them costs more than it merges); keys outside the table are skipped
     stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const& v) {
       auto const key = map([](auto kk) { return static_cast<index_t>(kk); }, k);
       auto const in = map([nbins](index_t kk) { return key_in_table(kk, nbins); }, key);
@@ -205,12 +208,12 @@ struct hot_key_program {
       }
       when(w, in & (slot >= 0), [&](auto const& u) {
         auto const entry = map([shift, per](int sl, index_t kk) { return (index_t(sl) << shift) + (kk & (per - 1)); }, select(slot >= 0, slot, 0), key);
-        update<peer_reduce>(u, op, scope::block_local{}, svals + entry, v);
+        update_keyed<peer_reduce>(u, op, scope::block_local{}, svals + entry, map([](index_t e) { return static_cast<std::uint32_t>(e); }, entry), v);
       });
       auto const rest = in & (slot < 0);
       auto const before = shuffle_up(w, select(rest, key, index_t(-1)), 1);
       bool const runs = any(w, rest & (lane_id(w) > 0) & (before == key));
-      when(w, rest, [&](auto const& u) { update(u, op, scope::device{}, out + select(in, key, index_t(0)), v, peer_reduce_if{runs}); });
+      when(w, rest, [&](auto const& u) { update_entry(u, op, out, nbins, select(in, key, index_t(0)), v, peer_reduce_if{runs}); });
     });
     blk.sync();
     // 4. the cached entries' totals go to the device table

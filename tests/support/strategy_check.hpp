@@ -21,6 +21,7 @@ struct strategy_case {
   bool constant;  // every lane passes the same value (calm::constant)
   bool fetch;     // fetch_update, and check the fetched values
   calm::launch_shape shape;
+  bool keyed = false;  // update_keyed with the lanes' keys (not fetch)
 };
 
 template <class Op, class T, class S>
@@ -40,15 +41,17 @@ void check_strategy(S strategy, strategy_case const& c) {
   T const* pv = dvals.data();
   T *pt = table.data(), *pf = fetched.data();
   int const* ps = dsel.data();
-  bool const constant = c.constant, fetch = c.fetch;
+  bool const constant = c.constant, fetch = c.fetch, keyed = c.keyed && !c.fetch;
   for_each_index(c.n, CALM_LAMBDA(auto const& w, auto i) {
     calm::when(w, calm::load(w, ps, i) != 0, [&](auto const& s) {
       auto const addr = pt + calm::load(s, pk, i);
       calm::scope::device const dev;
       if (fetch && constant) calm::store(s, pf, i, calm::fetch_update(s, Op{}, dev, addr, calm::constant(same), strategy));
       if (fetch && !constant) calm::store(s, pf, i, calm::fetch_update(s, Op{}, dev, addr, calm::load(s, pv, i), strategy));
-      if (!fetch && constant) calm::update(s, Op{}, dev, addr, calm::constant(same), strategy);
-      if (!fetch && !constant) calm::update(s, Op{}, dev, addr, calm::load(s, pv, i), strategy);
+      if (!fetch && !keyed && constant) calm::update(s, Op{}, dev, addr, calm::constant(same), strategy);
+      if (!fetch && !keyed && !constant) calm::update(s, Op{}, dev, addr, calm::load(s, pv, i), strategy);
+      if (keyed && constant) calm::update_keyed(s, Op{}, dev, addr, calm::load(s, pk, i), calm::constant(same), strategy);
+      if (keyed && !constant) calm::update_keyed(s, Op{}, dev, addr, calm::load(s, pk, i), calm::load(s, pv, i), strategy);
     });
   }, c.shape);
   synchronize();
@@ -59,7 +62,8 @@ void check_strategy(S strategy, strategy_case const& c) {
   for (index_t i = 0; i < c.n; ++i)
     if (sel[i]) rvals.push_back(vals[i]), rslot.push_back(keys[i]), rfetched.push_back(got_fetch[i]);
   INFO("strategy " << strategy_name(strategy) << ", keys " << to_string(c.keys) << ", n " << c.n << (c.sparse ? ", sparse" : "")
-                   << (c.constant ? ", constant value" : "") << (c.fetch ? ", fetch" : "") << ", " << calm::to_string(c.shape));
+                   << (c.constant ? ", constant value" : "") << (c.fetch ? ", fetch" : "") << (keyed ? ", keyed" : "") << ", "
+                   << calm::to_string(c.shape));
   verify_atomics<Op, T>(init, rvals, rslot, table.download(), c.fetch ? &rfetched : nullptr, "strategy");
 }
 
@@ -78,7 +82,7 @@ void check_strategy_all_ops(S strategy, strategy_case const& c) {
 }  // namespace calm_test
 
 /// One Catch2 test per strategy: every op and type, all key kinds, sparse and ragged warps, plain and
-/// constant values, update and fetch_update.
+/// constant values, update, update_keyed (the lanes grouped by their keys) and fetch_update.
 #define CALM_STRATEGY_TEST(title, tag, strategy_expr)                                                                 \
   TEMPLATE_TEST_CASE(title, "[strategy]" tag, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double) { \
     using namespace calm_test;                                                                                         \
@@ -86,8 +90,8 @@ void check_strategy_all_ops(S strategy, strategy_case const& c) {
     keys_kind const keys = GENERATE(from_range(all_key_kinds()));                                                      \
     bool const sparse = GENERATE(false, true);                                                                         \
     bool const constant = GENERATE(false, true);                                                                       \
-    bool const fetch = GENERATE(false, true);                                                                          \
+    int const call = GENERATE(0, 1, 2); /* update, update_keyed, fetch_update */                                     \
     calm::launch_shape const shape = GENERATE(from_range(shapes()));                                                   \
     CAPTURE(name, warp_size());                                                                                        \
-    check_strategy_all_ops<TestType>(strategy_expr, strategy_case{n, keys, sparse, constant, fetch, shape});           \
+    check_strategy_all_ops<TestType>(strategy_expr, strategy_case{n, keys, sparse, constant, call == 2, shape, call == 1}); \
   }
