@@ -120,9 +120,9 @@ struct ordered_scatter_program {
       auto const key = select(ok, map_keys(w, key_map, load(w, ks, p)), index_t(-1));
       auto const in = map([b = bins](index_t x) { return x >= 0 && x < b; }, key);
       when(w, in, [&](auto const& u) {
-        auto const at = select(in, key, index_t(0));
-        if constexpr (is_same_value<Values>::value) update_entry(u, op, out, bins, at, vs, strategy);
-        else update_entry(u, op, out, bins, at, load(u, vs, p), strategy);
+        auto const entry = select(in, key, index_t(0));
+        if constexpr (is_same_value<Values>::value) update_entry(u, op, out, bins, entry, vs, strategy);
+        else update_entry(u, op, out, bins, entry, load(u, vs, p), strategy);
       });
     });
   }

@@ -116,7 +116,7 @@ CALM_HD void update(Warp const& w, Op op, Scope s, A const& addr, V const& value
 
 /// As update, with the lanes grouped by `key` instead of by their addresses: lanes' keys must be equal
 /// exactly where their addresses are (an entry's index into one table of at most 2^32 entries, as 4
-/// bytes). A 4-byte key is cheaper to match and to shuffle than an 8-byte address: on an H200 a
+/// bytes). A 4-byte key is cheaper to match than an 8-byte address: on an H200 a
 /// histogram of 2^24 keys into 300,000 entries merged by peer_reduce ran 192 us instead of 287 on uniform
 /// keys (naive: 188) and 34 instead of 41 on sorted keys (perf/results/cuda-h200-2026-11-28-peer-match-width.txt).
 ///
