@@ -334,7 +334,8 @@ void stats_case(benchmark::State& state, input in) {
 }
 
 /// What a choice finished on the device adds: the sampling kernel (launched, then waited for, less
-/// the time of a wait alone). Medians of the iterations.
+/// the time of a wait alone). Medians of the iterations. "line_repeats": the repeats per warp of a key on a table
+/// line that automatic's line rule reads (line_merge_rule; fit_tree.py --line-rule).
 template <class T>
 void sampling_case(benchmark::State& state, input in) {
   std::size_t const n = std::size_t(1) << in.log2_n;
@@ -348,6 +349,16 @@ void sampling_case(benchmark::State& state, input in) {
   for (int i = 0; i < 50; ++i) waits.push_back(time_device([] {}));
   std::nth_element(waits.begin(), waits.begin() + 25, waits.end());
   for (auto _ : state) state.SetIterationTime(std::max(0.0, time_device(sample) - waits[25]));
+  // what automatic's line rule reads (line_merge_rule), counted as a direct scatter of this workload meets the keys
+  // (aligned buffers: chunks of 4 keys; lines of 32 entries for 4-byte values, a warp's repeated keys for 8-byte ones)
+  calm::detail::merge_lines const lines{4, sizeof(T) <= 4 ? calm::table_line_entries : index_t(1)};
+  calm::detail::launch_sample(pk, static_cast<index_t>(n), in.bins, plan, calm::detail::identity_key{}, totals.data(), nullptr, 0, ex, nullptr, {}, true,
+                              lines);
+  std::vector<calm::detail::collision_totals> t(static_cast<std::size_t>(plan.groups));
+  ex.to_host(t.data(), totals.data(), t.size() * sizeof(t[0]));
+  calm::detail::line_repeats r;
+  for (auto const& g : t) r.repeats += g.line_repeats, r.warps += g.line_warps;
+  state.counters["line_repeats"] = r.per_warp();
 }
 
 /// The parts of a choice finished on the device (hist_u32), each timed as its own recorded graph where

@@ -121,6 +121,8 @@ def read_file(path, inputs, auto_case):
             t = float("inf")
         if case == "sampling":  # the device-side sampling a choice finished on the device costs
             rec["sampling_time"] = t
+            if "line_repeats" in b:  # what the line rule reads (files from 2026-11-28 on)
+                rec["line_repeats"] = float(b["line_repeats"])
         elif case == "stats":
             rec["stats_time"] = t
             f = rec["features"]
@@ -385,6 +387,38 @@ def chosen_time(inputs, k, tree):
     return r["times"][s] + (r["stats_time"] if sampled else 0.0), s
 
 
+# algorithms/line_merge_rule.hpp: the default rule's reach (8-byte values above this many bytes of table merge always)
+WIDE_MAX_TABLE_BYTES = 16 << 20
+
+
+def line_rule_rows(tree, inputs, keys, thresholds):
+    """Markdown rows: for each number of repeats M, automatic's line rule on the training inputs where the
+    tree ends at peer_reduce and the sampling counted line repeats: naive where a warp repeats a key on a
+    table line M times or fewer (line_merge_rule::merges), as calm runs the choice on the device."""
+    ks = [k for k in keys if "line_repeats" in inputs[k] and predict(tree, inputs[k]["features"])[0] == "peer_reduce"]
+    rows = [f"\nThe line rule (algorithms/line_merge_rule.hpp) on the {len(ks)} training inputs where the tree ends at "
+            "peer_reduce and the sampling counted line repeats (speed over the best, sampling included; 8-byte values into more "
+            f"than {WIDE_MAX_TABLE_BYTES >> 20} MiB of table always merge):\n",
+            "| min_line_repeats | naive on | geo mean | min | below 0.9 | worst input |", "| --- | --- | --- | --- | --- | --- |"]
+    for m in thresholds:
+        xs = []
+        naive = 0
+        for k in ks:
+            r = inputs[k]
+            f = r["features"]
+            wide_off = f["value_bytes"] > 4 and (2 ** f["log2_bins"]) * f["value_bytes"] > WIDE_MAX_TABLE_BYTES
+            lr = r["line_repeats"]
+            s = "naive" if m > 0 and not wide_off and 0 <= lr <= m else "peer_reduce"
+            naive += s == "naive"
+            xs.append((r["best"] / (r["times"][s] + r["stats_time"]), k))
+        if not xs:
+            break
+        worst = min(xs)
+        rows.append(f"| {m:g} | {naive} | {geo([x for x, _ in xs]):.3f} | {worst[0]:.3f} | {sum(x < 0.9 for x, _ in xs)} | "
+                    f"{'/'.join(map(str, worst[1][1:]))} |")
+    return rows
+
+
 def flatten(tree):
     """Preorder nodes as (feature, threshold, left, right, strategy) with indices."""
     nodes = []
@@ -522,6 +556,9 @@ def main():
                     help="files of later stats cases (--benchmark_filter=/stats/) whose statistics replace those of the training "
                          "and held-out inputs with the same keys (set, distribution, bins, log2 n; any workload, any backend: a statistic "
                          "added since those were measured)")
+    ap.add_argument("--line-rule", nargs="+", type=float, metavar="M",
+                    help="report automatic's line rule with each of these min_line_repeats on the training inputs where the tree "
+                         "ends at peer_reduce (files whose sampling case counted line_repeats)")
     ap.add_argument("--list-larger", metavar="FILE",
                     help="write the training inputs whose table is larger than a block, as --list-fitting does (a sweep of every strategy "
                          "on the inputs whose choice samples), and stop")
@@ -569,6 +606,8 @@ def main():
     xs = [inputs[k]["best"] / chosen_time(inputs, k, tree)[0] for k in keys]
     lines.append(f"\nThe tree on its training inputs (speed over the best, sampling included): geo mean {geo(xs):.3f}, "
                  f"min {min(xs):.3f}, {sum(x < 0.9 for x in xs)} below 0.9.")
+    if a.line_rule:
+        lines += line_rule_rows(tree, inputs, keys, a.line_rule)
     if a.heldout:
         path_us = a.heldout_path_us if a.heldout_path_us is not None else a.sampled_path_us
         held = complete_inputs(read_cases(a.heldout), us(a.sampling_us), us(path_us), features_from=a.features)
