@@ -340,19 +340,19 @@ def relabel(tree, inputs, keys, sampled=False):
 
 
 def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None, features=FEATURES):
-    """The tree (read_model's) with each leaf whose line in the model file is in `at` replaced by a
-    subtree grown, as fit() grows one (the same loss, sampling charge and lookahead, within max_depth),
-    from the training inputs that reach it; every other node kept (the counts are those inputs'). A
-    grown leaf where no split pays picks its strategy again; one that no input reaches is kept. The
-    grown subtrees test only `features`."""
+    """The tree (read_model's) with each node whose line in the model file is in `at` (a leaf, or an
+    inner node with all it holds) replaced by a subtree grown, as fit() grows one (the same loss,
+    sampling charge and lookahead, within max_depth), from the training inputs that reach it; every
+    other node kept (the counts are those inputs'). A grown node where no split pays becomes a leaf of
+    the strategy picked again; one that no input reaches is kept. The grown subtrees test only `features`."""
     top = seen is None
     seen = set() if top else seen
     i = tree["row"]
     seen.add(i)
-    if i in at and "leaf" not in tree:
-        sys.exit(f"fit_tree: node {i} is not a leaf")
-    if "leaf" in tree:
-        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3, features)) if i in at and keys else dict(tree, n=len(keys))
+    if i in at and keys:
+        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3, features))
+    elif "leaf" in tree:
+        out = dict(tree, n=len(keys))
     else:
         f, thr = tree["feature"], tree["threshold"]
         child_sampled = sampled or f in SAMPLED
@@ -510,12 +510,29 @@ _loo_data = None  # (inputs, keys, max_depth) of the leave-one-out, for worker p
 
 
 def leave_one_out(i):
-    """(speed over the best, strategy) of input i chosen by a tree fitted to the other inputs."""
-    inputs, keys, max_depth = _loo_data
+    """(speed over the best, strategy) of input i chosen by a tree fitted to the other inputs (with a
+    --grow: the read tree with its grown nodes grown from the others)."""
+    inputs, keys, max_depth = _loo_data[:3]
     k = keys[i]
     has = [f for f in FEATURES if f in inputs[k]["features"]]  # an input from before a statistic: a tree without it
-    t, s = chosen_time(inputs, k, fit(inputs, keys[:i] + keys[i + 1:], max_depth=max_depth, features=has))
+    others = keys[:i] + keys[i + 1:]
+    if len(_loo_data) > 3:
+        read, at, grow_depth, features = _loo_data[3:]
+        t = regrow(read, inputs, others, at, grow_depth, features=[f for f in features if f in has])
+    else:
+        t = fit(inputs, others, max_depth=max_depth, features=has)
+    t, s = chosen_time(inputs, k, t)
     return inputs[k]["best"] / t, s
+
+
+def reaches(tree, features, rows):
+    """Whether the walk of an input with `features` through a read tree passes a node whose line is in `rows`."""
+    while True:
+        if tree["row"] in rows:
+            return True
+        if "leaf" in tree:
+            return False
+        tree = tree["left"] if features[tree["feature"]] <= tree["threshold"] else tree["right"]
 
 
 def main():
@@ -545,10 +562,14 @@ def main():
                     help="with --tree: keep its splits and pick each leaf's strategy again from the training files (after a "
                          "strategy's times were measured again; a split whose two sides then pick one strategy becomes a leaf); --out writes the result")
     ap.add_argument("--grow", nargs="+", type=int, metavar="NODE",
-                    help="with --tree: keep it and replace each of these leaves (lines of the model file, from 0) by a subtree "
-                         "fitted to the training inputs that reach it (a split of its own where one pays, else the leaf's strategy "
-                         "picked again); --out writes the result")
+                    help="with --tree: keep it and replace each of these nodes (lines of the model file, from 0: a leaf, or an inner "
+                         "node with its whole subtree) by a subtree fitted to the training inputs that reach it (splits of its own "
+                         "where they pay, else one leaf of the strategy picked again); --out writes the result. With --loo-grown, "
+                         "leave-one-out over the inputs that reach them")
     ap.add_argument("--grow-depth", type=int, default=1, help="the depth of each --grow subtree (1: one split)")
+    ap.add_argument("--loo-grown", action="store_true",
+                    help="with --grow: leave-one-out over the training inputs that reach the grown nodes (each chosen by the tree "
+                         "with those nodes grown from the other inputs)")
     ap.add_argument("--grow-without", nargs="+", default=[], choices=FEATURES, metavar="FEATURE",
                     help="features the --grow subtrees may not test (block_level: a choice on a table larger than a block "
                          "then samples without counting keys per block, as calm does where the tree reads no block level)")
@@ -582,16 +603,18 @@ def main():
     if a.grow and (a.relabel or not a.tree):
         sys.exit("fit_tree: --grow takes a --tree and no --relabel")
     tree = read_model(a.tree) if a.tree else fit(inputs, keys, max_depth=a.max_depth)
+    read = tree
+    grow_features = [f for f in FEATURES if f not in a.grow_without]
     if a.tree and a.relabel:
         tree = collapse(relabel(tree, inputs, keys))
         source = "the splits of " + a.tree + " with its leaves picked again from " + source
     elif a.tree and a.grow:
-        tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth, features=[f for f in FEATURES if f not in a.grow_without])
+        tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth, features=grow_features)
         without = f" without {' '.join(a.grow_without)}" if a.grow_without else ""
         source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth}{without} from " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
-    if a.tree:
+    if a.tree and not (a.grow and a.loo_grown):
         a.no_loo = True  # leave-one-out fits a tree to the others
     if a.out:
         write_model(tree, a.out, source, a.family)
@@ -622,16 +645,23 @@ def main():
     if not a.no_loo:
         by_wl = defaultdict(list)
         global _loo_data
-        _loo_data = (inputs, keys, a.max_depth)
+        loo_keys = keys
+        if a.tree:  # --grow --loo-grown: the inputs that reach the grown nodes, each left out of their growing
+            loo_keys = [k for k in keys if reaches(read, inputs[k]["features"], set(a.grow))]
+            _loo_data = (inputs, loo_keys, a.max_depth, read, set(a.grow), a.grow_depth, grow_features)
+        else:
+            _loo_data = (inputs, keys, a.max_depth)
         if a.jobs > 1:
             import multiprocessing
             with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
-                results = pool.map(leave_one_out, range(len(keys)), chunksize=8)
+                results = pool.map(leave_one_out, range(len(loo_keys)), chunksize=8)
         else:
-            results = [leave_one_out(i) for i in range(len(keys))]
-        for k, (x, s) in zip(keys, results):
+            results = [leave_one_out(i) for i in range(len(loo_keys))]
+        for k, (x, s) in zip(loo_keys, results):
             by_wl[k[1]].append((x, k, s))
-        lines.append("\nLeave-one-out (each input chosen by a tree fitted to the others; speed over the best, sampling included):\n")
+        whom = (f"the {len(loo_keys)} inputs that reach nodes {' '.join(map(str, a.grow))} of {a.tree}, each chosen by that tree with "
+                "those nodes grown from the others") if a.tree else "each input chosen by a tree fitted to the others"
+        lines.append(f"\nLeave-one-out ({whom}; speed over the best, sampling included):\n")
         lines.append("| workload | inputs | geo mean | min | % off optimal | worst input (chose) |\n| --- | --- | --- | --- | --- | --- |")
         allx = []
         for wl in sorted(by_wl):
