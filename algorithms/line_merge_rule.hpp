@@ -38,12 +38,14 @@ struct line_repeats {
 struct line_merge_rule {
   float min_line_repeats = 0.0f;
 
-  /// The default on a GPU, measured on an H100 (perf/results/cuda-h100-2026-11-25-line-rule.md, with
-  /// each block's probe of its first tile): runs of 1 to 8 keys (8.65 repeats) ran 6-8% faster naive,
-  /// and every clustered training input the tree sends to peer_reduce (runs of 8 and more, COO rows:
-  /// 12 repeats and more) kept merging; at 12, COO rows into 1.5M bins began to run naive (1.6x
-  /// slower), at 14 sorted keys into 300,000 bins (2.8x).
-  static constexpr float gpu_min_line_repeats = 10.0f;
+  /// The default on a GPU, from the 719 training inputs larger than a block measured on an H200 with
+  /// peer_reduce's 4-byte key match (perf/results/cuda-h200-2026-11-28-bulk-train-larger-keyed-peer.json,
+  /// whose sampling case counts the repeats). Naive's time over peer_reduce's, geo mean per workload:
+  /// 0.95-0.97 where a warp repeats no key on a line (under 0.01 repeats: 143 inputs), 0.96-1.02 at
+  /// 0.01-0.25, 1.07-1.12 at 0.25-0.5, 1.3-1.6 at 1-2 and 2-6 at 2-8 repeats. Until then (8-byte address
+  /// match, an H100: cuda-h100-2026-11-25-line-rule.md) it was 10: runs of 1 to 8 keys (8.65 repeats)
+  /// ran 6-8% faster naive there; training inputs at 6-8 repeats now run 4-6x slower naive.
+  static constexpr float gpu_min_line_repeats = 0.25f;
   /// Whether a sample that counted `r` merges: more than min_line_repeats repeats per warp, or no warp
   /// counted, or a rule of 0. A product and a comparison in double, no division (counts below 2^53
   /// are exact): the same answer on the host and the device under any float flags.

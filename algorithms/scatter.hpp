@@ -121,9 +121,9 @@ constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 /// as the direct scatter of launch_chosen meets the keys (its load form), on 128-byte lines for keys
 /// and values of at most 4 bytes, else a warp's repeated keys (lines of one entry): with 8-byte values
 /// COO rows of 16 keys and more put a warp's few rows on one line, where only the longest counts, and
-/// fell below 10 (naive ran them 1.4x slower, over lines of 16 doubles in
-/// cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1 to 8 keys, where
-/// naive is faster, repeat about 8.6 keys a warp either way.
+/// fell below the rule of 10 of the 8-byte address match (naive ran them 1.4x slower, over lines of 16
+/// doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1 to 8
+/// keys repeat about 8.6 keys a warp either way.
 template <class Exec, class K, class VS, class T>
 merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, VS const& vals, index_t const* order) {
   if (!(rule.min_line_repeats > 0.0f) || order != nullptr || !reaches(reach, strategy::naive) || !reaches(reach, strategy::peer_reduce)) return {};
@@ -326,8 +326,8 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
       if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
-      // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it in one
-      // node only: keys that crowd a few hundred lines, where hot_key beats naive)
+      // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it where
+      // the keys are not clustered: keys that crowd a block but not a warp, where hot_key beats naive)
       bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
       // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the finish
       merge_lines const lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);

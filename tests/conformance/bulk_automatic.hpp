@@ -8,14 +8,14 @@
 
 #include "../support/bulk_check.hpp"
 
-TEST_CASE("line_merge_rule: a negative option is the exec's default, 10 on a GPU (0 for 8-byte keys, and for 8-byte values above 16 MiB of table) and 0 on the host", "[bulk]") {
+TEST_CASE("line_merge_rule: a negative option is the exec's default, 0.25 on a GPU (0 for 8-byte keys, and for 8-byte values above 16 MiB of table) and 0 on the host", "[bulk]") {
   using calm::device_family;
   using calm::line_merge_rule;
   CHECK(calm::scatter_options{}.min_line_repeats < 0.0f);
   CHECK(line_merge_rule::resolved(-1.0f, device_family::host).min_line_repeats == 0.0f);
   CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::resolved(-0.5f, device_family::amd_gpu).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
-  CHECK(line_merge_rule::gpu_min_line_repeats == 10.0f);
+  CHECK(line_merge_rule::gpu_min_line_repeats == 0.25f);
   std::uint64_t const wide = line_merge_rule::gpu_wide_max_table_bytes;
   CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 4, 64 * wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
   CHECK(line_merge_rule::resolved(-1.0f, device_family::nvidia_gpu, 4, 8, wide).min_line_repeats == line_merge_rule::gpu_min_line_repeats);
