@@ -32,6 +32,7 @@ inline key_distribution parse_key_distribution(std::string const& d) {
   static char const* const names[] = {"uniform", "sorted",  "runs32",   "halfhot",  "zipf",       "image",  "runs256",
                                       "hot10",   "hot25",   "zipf8",    "runs1024", "runs4",      "runs8",  "window16",
                                       "window64", "coo_rows", "runs_short", "twohot", "gauss",      "zipf2",  "hotset"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(key_distribution::hotset) + 1, "a name for each distribution, in order");
   for (std::size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (d == names[i]) return static_cast<key_distribution>(i);
   throw calm::error(calm::errc::invalid_argument, "bulk sweep: unknown distribution " + d);
