@@ -56,15 +56,13 @@ struct chosen_program {
   Program program;
   /// the program's register cap, if it asks for one (core/launch.hpp)
   static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
+  static constexpr int resident_512_blocks = resident_512_blocks_of<Program>::value;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     if (*decided == id) program(blk);
   }
 };
-
-/// chosen_merge_program without hot_key's program.
-struct no_hot_key {};
 
 /// Set a direct scatter's run-time merge to strategy s, if it holds s: peer_reduce_if holds naive and
 /// peer_reduce, switch_merge scan_reduce too.
@@ -85,31 +83,28 @@ CALM_HD inline bool select_merge(switch_merge& m, strategy s) {
 /// on an H100 each launch behind the choice that is not chosen costs 1.2 to 1.4 us
 /// (perf/results/cuda-h100-2026-11-24-bulk-path-mechanics.md). Which of the two runs the choice has
 /// said, line rule included (choice_program): the blocks probe nothing.
-/// A counting program over plain keys (one value for every key, no key map: histograms) asks for two
-/// blocks of 1,024 threads an SM, so 32 registers: on sm_90 it fits them without spilling (36-40
-/// otherwise: 3 blocks of 512 an SM instead of 4), and hist_u32 calls of 300,000 entries that
-/// peer_reduce ran 0.6-1.0 us faster (perf/results/cuda-h100-2026-11-26-merge-program-registers.md).
-/// With float values the cap spilled 88-146 bytes and those calls ran 35-50 us slower; with even
-/// binning of floats it spilled 8-14 bytes (not measured): neither asks for it. On HIP the request
-/// becomes the kernel's launch bounds there (not measured on an AMD GPU).
-/// Where hot_key's program (HotKey, not no_hot_key) rides along, the same launch runs it when the
-/// choice is hot_key, with hot_key's block-local memory given to every block: one launch behind the
-/// choice for three strategies. That launch asks for one block of 1,024 (64 registers; 51 for
-/// histograms, 61 for float sums on sm_90): capped at 32 the histogram's spilled and hot_key ran 4%
-/// slower, uncapped the float one took 72 and halved its blocks (perf/probe_hot_key_shared.cu).
-template <class Program, class HotKey = no_hot_key>
+/// The launch keeps about the occupancy of the direct scatters' own launches (2 to 3 blocks of 512 an
+/// SM): with 4-byte values it asks for two blocks of 512 (64 registers; 61-68 uncapped for float sums,
+/// one block), and a counting program over plain keys (one value for every key, no key map: histograms)
+/// for three (40 registers, no spills on sm_90; the three merges' own launches take 34-46). On an H200,
+/// hist_u32 sorted over 300,000 entries with 2^26 keys ran peer_reduce here in 104 us, as its own launch
+/// does, against 117 us capped at 32 registers (4 blocks, 40 bytes spilled) or at 64 (2 blocks)
+/// (perf/results/cuda-h200-2026-11-28-shared-launch-occupancy.md). With 8-byte values, no request.
+/// On HIP the request becomes the kernel's launch bounds there (not measured on an AMD GPU).
+template <class Program>
 struct chosen_merge_program {
   strategy const* decided;
   Program program;
-  HotKey hot = {};
   unsigned reach = ~0u;  ///< the strategies (bits) this launch runs, of those it can: a choice's reach
+  using value_type = std::remove_pointer_t<decltype(std::declval<Program>().out)>;
   static constexpr bool counts_plain_keys = is_same_value<std::decay_t<decltype(std::declval<Program>().values)>>::value &&
                                             std::is_same<std::decay_t<decltype(std::declval<Program>().key_map)>, identity_key>::value;
-  static constexpr bool with_hot_key = !std::is_same<HotKey, no_hot_key>::value;
-  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value > 0 ? resident_1024_blocks_of<Program>::value
-                                              : with_hot_key                               ? 1
-                                              : counts_plain_keys                          ? 2
-                                                                                           : 0;
+  static constexpr bool asks_itself = resident_1024_blocks_of<Program>::value > 0 || resident_512_blocks_of<Program>::value > 0;
+  static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
+  static constexpr int resident_512_blocks = asks_itself ? resident_512_blocks_of<Program>::value
+                                             : sizeof(value_type) > 4 ? 0
+                                             : counts_plain_keys ? 3
+                                                                 : 2;
 
   /// The launch waits for the choice itself: each thread loads its first tile of keys (and values)
   /// before it waits for the sampling (they are not what the sampling writes), so those loads overlap the
@@ -120,15 +115,12 @@ struct chosen_merge_program {
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     Program p = program;
-    strategy s = strategy::automatic;  // not read yet
     auto const runs = [this](strategy x) { return ((reach >> static_cast<int>(x)) & 1u) != 0; };
     p(blk, gate_with([&] {  // after the first tile's loads: wait for the choice, then set the merge or end
       blk.await_prior_launch();
-      s = *decided;
+      strategy const s = *decided;
       return runs(s) && select_merge(p.strategy, s);
     }));
-    if constexpr (with_hot_key)
-      if (s == strategy::hot_key && runs(s)) hot(blk);
   }
 };
 

@@ -42,8 +42,8 @@ struct scatter_options {
   /// key on a table line (128 bytes) more than this many times per warp (line_merge_rule.hpp; with
   /// 8-byte keys or values, repeats of a key per warp, whatever its line), and runs naive elsewhere.
   /// 0: always peer_reduce; infinity: naive. Negative (the default):
-  /// line_merge_rule::resolved, 10 on a GPU for keys and values of at most 4 bytes (measured on an
-  /// H100 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB;
+  /// line_merge_rule::resolved, 0.25 on a GPU for keys and values of at most 4 bytes (measured on an
+  /// H200 with 32-lane warps, not yet on AMD GPUs) and for 8-byte values in a table of at most 16 MiB;
   /// 0 for 8-byte values in a larger table, for 8-byte keys and on the host.
   /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
@@ -133,8 +133,8 @@ merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, 
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`; naive, scan_reduce and peer_reduce share one launch, chosen_merge_program, where
-/// keys and values have at most 4 bytes, and hot_key rides in it where it is reached too; with 8-byte
-/// values naive and peer_reduce share one): the blocks of a
+/// keys and values have at most 4 bytes; with 8-byte values naive and peer_reduce share one; hot_key
+/// and the block-local strategies each have their own after those): the blocks of a
 /// strategy not chosen end at once, so each costs an empty grid
 /// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
@@ -155,13 +155,10 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // hot_key on their own. Not in a set_scatter order: there naive alone needs fewer registers (float values: 32
   // against 37, 4 blocks an SM against 3). The line rule (line_merge_rule) is the choice's: the
   // launches read naive or peer_reduce at `decided` and probe nothing.
-  // hot_key (`hot`, with its block-local `bytes`) rides in the same launch where the choice may end at it
-  // too: a launch not chosen costs 1.6-1.9 us on an H100 (perf/probe_chosen_launches.cu).
-  auto const shared_direct = [&](index_t blocks, auto const& make, auto const& hot, std::size_t bytes) {
+  auto const shared_direct = [&](index_t blocks, auto const& make) {
     auto const launch = [&](auto merge) {
       auto const program = make(merge);
-      using program_t = chosen_merge_program<std::decay_t<decltype(program)>, std::decay_t<decltype(hot)>>;
-      ex.for_each_resident_block(blocks, direct_threads, bytes, program_t{decided, program, hot, reach});
+      ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, reach});
     };
     if (has(strategy::scan_reduce)) launch(switch_merge{});
     else launch(peer_reduce_if{});
@@ -171,13 +168,13 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   auto const direct = [&](index_t blocks, auto const& make) {
     if constexpr (one_direct_launch<K, T>) {
       if (shares_direct) {
-        shared_direct(blocks, make, no_hot_key{}, 0);
+        shared_direct(blocks, make);
         return;
       }
     } else if constexpr (naive_peer_launch<K, T>) {
       if (has(strategy::naive) && has(strategy::peer_reduce)) {
         auto const program = make(peer_reduce_if{});
-        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, {}, reach});
+        ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, reach});
         if (has(strategy::scan_reduce)) guarded(strategy::scan_reduce, blocks, direct_threads, 0, make(scan_reduce{}));
         return;
       }
@@ -202,39 +199,23 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   load_form const form = load_form_of<Exec>(keys, vals);
   with_load_form(form, [&](auto f) {
     constexpr load_form F = decltype(f)::value;
-    // hot_key in the shared direct launch where there is one (on an H100, with the direct scatter's
-    // tile in registers, the calls at 300,000 entries and 2^24 keys of perf/probe_hot_key_shared.cu ran
-    // 1.0-3.0 us faster, whichever of the three ran: cuda-h100-2026-11-26-hot-key-shared.md); else its
-    // own launch before the direct ones: where the direct scatter is chosen (the short calls) the launch
-    // not chosen ends before it, not after it (0.25-0.45 us: cuda-h100-2026-11-26-merge-program-registers.md);
-    // after them where naive and peer_reduce share a launch of 8-byte values (naive_peer_launch), which
-    // loads its first tile before it waits for the choice, as the shared launch of 4-byte values does:
-    // right after the sampling, those loads overlap it; after hot_key's launch, they were loads wasted
-    // where hot_key or scan_reduce ran (2.5-3.7 us more a call on an H100: cuda-h100-2026-11-27-merge-per-tile.md)
+    // hot_key in its own launch after the direct ones: right after the sampling, the shared direct
+    // launch loads its first tile while the sampling ends (chosen_merge_program); after hot_key's launch,
+    // those loads were wasted where hot_key or scan_reduce ran (2.5-3.7 us more a call on an H100:
+    // cuda-h100-2026-11-27-merge-per-tile.md). hot_key rode in the shared launch of 4-byte values from
+    // 781c507, which then took hot_key's registers: 53 for histograms, 2 blocks of 512 an SM where
+    // the direct scatters' own launches have 3, and on an H200 hist_u32 calls that ran peer_reduce took
+    // up to 12% longer, those that ran hot_key 2-9 us longer than now (cuda-h200-2026-11-28-shared-launch-occupancy.md).
     index_t const blocks = blocks_with_work(n, direct_threads, form);
     auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
-    bool direct_done = false;
+    direct(blocks, make);
     if constexpr (plain) {
-      hot_key_options const h = resolved_hot_key_options<T>(hot_key_options{}, ex);
       if (has(strategy::hot_key)) {
+        hot_key_options const h = resolved_hot_key_options<T>(hot_key_options{}, ex);
         auto const hot = hot_key_program_for<F>(op, keys, vals, n, table, bins, h);
-        std::size_t const bytes = hot_key_layout<T>{h.slots, h.line_entries}.bytes();
-        if constexpr (one_direct_launch<K, T>) {
-          if (shares_direct && h.threads == direct_threads) {
-            shared_direct(blocks, make, hot, bytes);
-            direct_done = true;
-          }
-        }
-        if (!direct_done) {
-          if (naive_peer_launch<K, T> && has(strategy::naive) && has(strategy::peer_reduce)) {
-            direct(blocks, make);
-            direct_done = true;
-          }
-          guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, bytes, hot);
-        }
+        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots, h.line_entries}.bytes(), hot);
       }
     }
-    if (!direct_done) direct(blocks, make);
     if (has(strategy::privatize) || has(strategy::privatize_peer_reduce) || has(strategy::privatize_adaptive)) {
       privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
       index_t const pb = blocks_with_work(n, plan.threads, form);

@@ -15,6 +15,14 @@ struct resident_1024_blocks_of : std::integral_constant<int, 0> {};
 template <class Body>
 struct resident_1024_blocks_of<Body, std::void_t<decltype(Body::resident_1024_blocks)>> : std::integral_constant<int, Body::resident_1024_blocks> {};
 
+/// The same for a block program whose blocks have at most 512 threads (Body::resident_512_blocks; 0
+/// when it has none): 2 caps its registers at 64 per thread, 3 at 40, 4 at 32. A GPU backend then
+/// launches it with blocks of 512 threads at most. A program asks for one of the two, not both.
+template <class Body, class = void>
+struct resident_512_blocks_of : std::integral_constant<int, 0> {};
+template <class Body>
+struct resident_512_blocks_of<Body, std::void_t<decltype(Body::resident_512_blocks)>> : std::integral_constant<int, Body::resident_512_blocks> {};
+
 /// Whether a block program waits itself for the launch before it (Body::awaits_prior_launch): a GPU
 /// backend's kernel launched to overlap that launch then does not wait at its start, and the program
 /// calls blk.await_prior_launch() before it reads anything that launch writes, so that it can read

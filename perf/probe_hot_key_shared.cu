@@ -4,6 +4,8 @@
 // in the shared launch: inlined (calm's launch_chosen), capped as calm caps it and uncapped, and through calls not
 // inlined (hot_key's, or both programs'). Each a CUDA graph of those launches only, host launch to wait, medians of 1,500 in
 // rounds. Results: perf/results/cuda-h100-2026-11-26-hot-key-shared.md.
+// It builds against calm up to 4525702: chosen_merge_program then took hot_key's program as a second
+// parameter, which it lost when hot_key got its own launch again (perf/results/cuda-h200-2026-11-28-shared-launch-occupancy.md).
 //
 //   nvcc -std=c++17 -O3 -DNDEBUG --extended-lambda --expt-relaxed-constexpr -arch=sm_90 -DCALM_BACKEND_CUDA=1 \
 //        -I <a folder holding calm/, a link to this repository> perf/probe_hot_key_shared.cu -o probe && ./probe

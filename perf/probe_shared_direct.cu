@@ -6,6 +6,8 @@
 // hot_key's program, with 64 registers or uncapped; one for naive, peer_reduce and hot_key (peer_reduce_if). The
 // device part of each (CUDA events, the call queued behind a spin), medians of 100 in 3 rounds. Results:
 // perf/results/cuda-h100-2026-11-27-merge-per-tile.md.
+// It builds against calm up to 4525702: chosen_merge_program then took hot_key's program as a second
+// parameter, which it lost when hot_key got its own launch again (perf/results/cuda-h200-2026-11-28-shared-launch-occupancy.md).
 //
 //   nvcc -std=c++17 -O3 -DNDEBUG --extended-lambda --expt-relaxed-constexpr -arch=sm_90 -DCALM_BACKEND_CUDA=1 \
 //        -I <a folder holding calm/, a link to this repository> perf/probe_shared_direct.cu -o probe

@@ -87,18 +87,21 @@ __global__ void block_kernel(index_t count, Body body) {
   run_blocks<Warp, Runtime>(count, body);
 }
 
-/// block_kernel for a program that asks for Resident blocks of 1,024 threads per multiprocessor
-/// (resident_1024_blocks_of): its registers capped to fit them.
-template <class Warp, class Runtime, class Body, int Resident>
-__global__ void __launch_bounds__(1024, Resident) bounded_block_kernel(index_t count, Body body) {
+/// block_kernel for a program that asks for Resident blocks of Threads threads per multiprocessor
+/// (resident_1024_blocks_of, resident_512_blocks_of): its registers capped to fit them.
+template <class Warp, class Runtime, class Body, int Threads, int Resident>
+__global__ void __launch_bounds__(Threads, Resident) bounded_block_kernel(index_t count, Body body) {
   run_blocks<Warp, Runtime>(count, body);
 }
 
 /// The kernel of a block program: bounded where it asks to be.
 template <class Warp, class Runtime, class Body>
 constexpr auto block_kernel_of() {
-  constexpr int resident = resident_1024_blocks_of<Body>::value;
-  if constexpr (resident > 0) return &bounded_block_kernel<Warp, Runtime, Body, resident>;
+  constexpr int resident_1024 = resident_1024_blocks_of<Body>::value;
+  constexpr int resident_512 = resident_512_blocks_of<Body>::value;
+  static_assert(resident_1024 == 0 || resident_512 == 0, "a block program asks for resident blocks of 1,024 threads or of 512, not both");
+  if constexpr (resident_1024 > 0) return &bounded_block_kernel<Warp, Runtime, Body, 1024, resident_1024>;
+  else if constexpr (resident_512 > 0) return &bounded_block_kernel<Warp, Runtime, Body, 512, resident_512>;
   else return &block_kernel<Warp, Runtime, Body>;
 }
 

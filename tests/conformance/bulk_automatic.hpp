@@ -123,27 +123,23 @@ TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one
       warp_held);
 }
 
-// The shared launch asks for 32 registers (two resident blocks of 1,024) only for counting over plain
-// keys, where sm_90 fits them without spilling; weighted and key-mapped programs keep their own.
+// The shared launch keeps about the occupancy of the direct scatters' own launches: 40 registers (three
+// resident blocks of 512) for counting over plain keys, 64 (two) for other 4-byte values; with 8-byte
+// values it asks for nothing.
 namespace calm_test {
-template <class Values, class KeyMap>
+template <class Values, class KeyMap, class T = std::uint32_t>
 using shared_direct_launch = calm::detail::chosen_merge_program<
-    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, std::uint32_t, KeyMap>>;
-static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 2,
-              "a histogram's shared launch asks for two resident blocks of 1,024");
-static_assert(calm::resident_1024_blocks_of<shared_direct_launch<std::uint32_t const*, calm::detail::identity_key>>::value == 0,
-              "a weighted shared launch asks for nothing");
-static_assert(calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::even_bin_key<float>>>::value == 0,
-              "a key-mapped shared launch asks for nothing");
-// With hot_key's program too, histogram or weighted: 64 registers (one resident block of 1,024, two of 512).
-template <class Values>
-using shared_hot_key_launch = calm::detail::chosen_merge_program<
-    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, float, calm::detail::identity_key>,
-    calm::detail::hot_key_program<4, calm::plus, std::uint32_t, Values, float>>;
-static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<calm::same_value<float>>>::value == 1,
-              "a histogram's shared launch with hot_key asks for one resident block of 1,024");
-static_assert(calm::resident_1024_blocks_of<shared_hot_key_launch<float const*>>::value == 1,
-              "a weighted shared launch with hot_key asks for one resident block of 1,024");
+    calm::detail::direct_scatter_program<4, calm::peer_reduce_if, calm::plus, std::uint32_t, Values, T, KeyMap>>;
+static_assert(calm::resident_512_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 3 &&
+                  calm::resident_1024_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::identity_key>>::value == 0,
+              "a histogram's shared launch asks for three resident blocks of 512");
+static_assert(calm::resident_512_blocks_of<shared_direct_launch<std::uint32_t const*, calm::detail::identity_key>>::value == 2,
+              "a weighted shared launch asks for two resident blocks of 512");
+static_assert(calm::resident_512_blocks_of<shared_direct_launch<calm::same_value<std::uint32_t>, calm::detail::even_bin_key<float>>>::value == 2,
+              "a key-mapped shared launch asks for two resident blocks of 512");
+static_assert(calm::resident_512_blocks_of<shared_direct_launch<double const*, calm::detail::identity_key, double>>::value == 0 &&
+                  calm::resident_1024_blocks_of<shared_direct_launch<double const*, calm::detail::identity_key, double>>::value == 0,
+              "a shared launch of 8-byte values asks for nothing");
 }  // namespace calm_test
 
 TEST_CASE("automatic's shared naive/peer_reduce launch for 8-byte values: it runs the one decided, the table is right either way", "[bulk]") {
