@@ -20,7 +20,7 @@
 //                         (eval_tree.py --automatic automatic_lines8)
 // The cases of one input (every strategy, automatic, the vendor's histogram) are timed round-robin in
 // one pass (round_robin): each reports the median of its timed calls as one iteration. --benchmark_filter picks the
-// cases that take part.
+// cases that take part. calm's cases of an input share one table (shared_table; until 2026-11-28 each had its own).
 // perf/fit_tree.py fits the tree to a train file; perf/eval_tree.py scores automatic on a heldout file.
 #include "bench_common.hpp"
 
@@ -110,20 +110,27 @@ void time_calls(benchmark::State& state, Call&& call) {
 /// One case of an input in the round-robin timing: its call, what automatic ran, its times.
 struct timed_case {
   std::string name;
-  std::function<void()> call;  // one call; owns its table (and the vendor's temporary storage)
+  std::function<void()> call;  // one call; holds the input's table (the vendor's: its own, and its temporary storage)
   calm::strategy ran = calm::strategy::automatic;
   std::string error;
   std::vector<double> times, firsts, submits;  // seconds: device work (second and first calls), and the host's part (until the call returns)
 };
 
-/// The case of strategy s (forced, or automatic), `graphs` false: automatic without the graph a CUDA
+/// The table every calm case of an input scatters into: one allocation, so that the cases compare on
+/// the same memory. Each case with its own table, the same kernel took two levels up to 9% apart by
+/// the table's allocation where the table fits the L2 (hist_u32 hotset over 5,000,000 entries at 2^24
+/// keys, forced scan_reduce: 220 against 242 us on an H200, perf/probe_table_placement.cu), and a case
+/// could beat or trail another by that alone.
+template <class T>
+using shared_table = std::shared_ptr<backend::device_buffer<T>>;
+
+/// The case of strategy s (forced, or automatic) into `table`, `graphs` false: automatic without the graph a CUDA
 /// exec records for calls repeated with the same arguments (every call launches its kernels one by one).
 /// `min_line_repeats`: scatter_options::min_line_repeats of every call (negative: the exec's default).
 template <class T>
-timed_case strategy_case(input const& in, std::string name, calm::strategy s, bool graphs, float min_line_repeats = -1.0f) {
+timed_case strategy_case(input const& in, shared_table<T> const& table, std::string name, calm::strategy s, bool graphs,
+                         float min_line_repeats = -1.0f) {
   timed_case c{std::move(name)};
-  auto table = std::make_shared<backend::device_buffer<T>>(in.bins);
-  table->fill_bytes(0);
   calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
   calm::scatter_options base;
   base.min_line_repeats = min_line_repeats;
@@ -224,15 +231,15 @@ bool selected(std::string const& name) {
 }
 
 template <class T>
-timed_case make_case(input const& in, std::string const& name) {
+timed_case make_case(input const& in, shared_table<T> const& table, std::string const& name) {
 #if defined(CALM_BENCH_VENDOR)
   if (is_vendor(name)) return vendor_timed_case(in);
 #endif
-  if (name == "automatic_launches") return strategy_case<T>(in, name, calm::strategy::automatic, false);
+  if (name == "automatic_launches") return strategy_case<T>(in, table, name, calm::strategy::automatic, false);
   std::string const lines = "automatic_lines";
   if (name.compare(0, lines.size(), lines) == 0)
-    return strategy_case<T>(in, name, calm::strategy::automatic, true, std::stof(name.substr(lines.size())));
-  return strategy_case<T>(in, name, calm::strategy_from_string(name), true);
+    return strategy_case<T>(in, table, name, calm::strategy::automatic, true, std::stof(name.substr(lines.size())));
+  return strategy_case<T>(in, table, name, calm::strategy_from_string(name), true);
 }
 
 /// The cases of the input `in` timed round-robin, once per input: after 10 ms of calls of every case
@@ -252,8 +259,10 @@ std::vector<timed_case> const& round_robin(input const& in) {
   std::string const id = input_path(in);
   if (id == last) return cases;
   cases.clear();
+  auto const table = std::make_shared<backend::device_buffer<T>>(in.bins);
+  table->fill_bytes(0);
   for (auto const& name : case_names(in))  // the cases this run reports (--benchmark_filter)
-    if (selected(input_path(in) + name + timed_suffix)) cases.push_back(make_case<T>(in, name));
+    if (selected(input_path(in) + name + timed_suffix)) cases.push_back(make_case<T>(in, table, name));
   last = id;
   std::vector<timed_case*> live;
   for (auto& c : cases)
