@@ -1,10 +1,12 @@
 // calm/perf/probe_automatic_gap.cu: a stand-alone probe (not part of the library or its build) of where automatic's
 // time goes beyond the forced strategy it runs, on held-out inputs where that gap grew with the keys (hist_u32 sorted
-// over 300,000 entries, peer_reduce; hotset over 5,000,000, scan_reduce; 2^24 and 2^26 keys). Per input, in one
+// over 300,000 entries, peer_reduce; hotset over 5,000,000, scan_reduce; 2^24 and 2^26 keys), and on inputs that run
+// hot_key (twohot, zipf over 300,000) or scan_reduce (uniform over 300,000) beside them. Per input, in one
 // process: the forced call and automatic through calm::histogram, then calm's own launch_chosen with the choice
 // already on the device (no sampling) and four reaches: the chosen strategy's own launch, naive and peer_reduce shared,
 // the three direct scatters shared, and automatic's (the three and hot_key). Each timed from host launch to wait and
-// on the device alone (time_call), medians.
+// on the device alone (time_call), medians. Results: perf/results/cuda-h200-2026-11-28-shared-launch-occupancy.md
+// (output: cuda-h200-2026-11-28-automatic-gap-probe.txt; its first run had the first four inputs only).
 //
 //   nvcc -std=c++17 -O3 -DNDEBUG --extended-lambda --expt-relaxed-constexpr -arch=sm_90 -DCALM_BACKEND_CUDA=1 \
 //        -I <a folder holding calm/, a link to this repository> perf/probe_automatic_gap.cu -o probe && ./probe
