@@ -5,7 +5,7 @@
     python3 perf/heldout_files.py OUT.json IN.json runs:TAG[,TAG]  # per case, the medians over those tagged runs
 
 For runs, each case gets the median of `median_us` (what eval_tree.py reads) and of `real_time` over the
-runs; other fields are the first run's. The held-out table's header names the files and selections
+runs; other fields are the first run's. Cases that failed in every run (error_occurred) are kept as they are. The held-out table's header names the files and selections
 (perf/results/cuda-h100-2026-11-27-heldout-table.md).
 """
 import json
@@ -29,7 +29,9 @@ def main():
         tags = set(select[5:].split(","))
         by_name = OrderedDict()
         for b in doc["benchmarks"]:
-            if b.get("run") in tags and not b.get("error_occurred") and b.get("run_type") != "aggregate":
+            # a case that failed (a strategy forced on a table it cannot take) stays: eval_tree.py counts it as
+            # never best, and drops an input that lacks a case
+            if b.get("run") in tags and b.get("run_type") != "aggregate":
                 by_name.setdefault(b["name"], []).append(b)
         rows = [median_row(runs) for runs in by_name.values()]
         if not rows:
