@@ -19,7 +19,7 @@ enum class strategy {
   vote_reduce,            ///< the lanes sharing a sampled key merged first (000 Alg. 2, one sample)
   peer_reduce,            ///< every group of equal keys in a warp merged first (002)
   privatize,              ///< a table in each block's block-local memory (001), one atomic per lane there
-  privatize_peer_reduce,  ///< the same with a warp's equal keys merged before the block-local atomic
+  privatize_peer_reduce,  ///< the same with a warp's equal keys merged before the block-local atomic (none where each lane has a copy of its own)
   hot_key,                ///< hot keys cached per block, the rest to the device table merged by peer_reduce
   cluster_privatize,      ///< the table over a cluster's block-local memory (sm_90; elsewhere hot_key)
   privatize_adaptive,     ///< privatize, a warp's equal keys merged only in the blocks whose probe finds them colliding (adaptive_merge)

@@ -245,6 +245,16 @@ template <load_form F, class Strategy, class Op, class K, class VS, class T, cla
 void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                              Strategy strategy, Exec const& ex, Launch&& launch) {
   std::size_t probe_at = 0;
+  if constexpr (std::is_same<Strategy, peer_reduce>::value) {
+    // copies cyclic in a multiple of the warp's lanes: each lane of a warp updates a copy of its own, so
+    // no two lanes share an entry and a match would find no peer (on an H200, scatter_f32 into 100
+    // entries with 32 copies took 302 us merged, 60 not: perf/results/cuda-h200-2026-11-28-peer-in-order.md)
+    constexpr int lanes = Exec::warp_type::size;
+    if (plan.layout.mapping == copy_mapping::cyclic && plan.layout.copies % lanes == 0) {
+      launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
+      return;
+    }
+  }
   if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
     strategy = strategy.resolved(Exec::family);
     if (!strategy.could_merge(plan.layout.copies, is_same_value<VS>::value)) {

@@ -99,6 +99,29 @@ TEST_CASE("privatize_scatter: copies, padding, mapping, block sizes and merging 
   check_privatize<calm::plus, std::uint32_t>(kind, n, 300, opt, known, false);  // a count: never by known keys
 }
 
+TEST_CASE("privatize_scatter: peer_reduce matches no lanes where each lane of a warp has a copy of its own", "[strategy][privatize]") {
+  using namespace calm_test;
+  int const W = warp_size();
+  index_t const n = 5003;
+  CAPTURE(name, W);
+  for (int copies : {1, W / 2, W, 2 * W}) {
+    if (copies < 1) continue;
+    for (calm::copy_mapping mapping : {calm::copy_mapping::cyclic, calm::copy_mapping::blocked}) {
+      calm::privatize_options const opt{copies, 1, mapping, 128};
+      if constexpr (counting) reset_counts();
+      check_privatize<calm::plus, float>(keys_kind::hot, n, 100, opt, calm::peer_reduce{});
+      if constexpr (counting) {
+        INFO("copies " << copies << (mapping == calm::copy_mapping::cyclic ? ", cyclic" : ", blocked"));
+        // cyclic copies in a multiple of W: the lanes of a warp update W different copies, so no match;
+        // otherwise a match per warp and item
+        bool const own = mapping == calm::copy_mapping::cyclic && copies % W == 0;
+        if (own) CHECK(read_counts().matches == 0u);
+        else CHECK(read_counts().matches > 0u);
+      }
+    }
+  }
+}
+
 TEST_CASE("privatize_scatter: adaptive_merge merges in the blocks whose probe finds a hot key, and only there", "[strategy][privatize]") {
   using namespace calm_test;
   index_t const n = GENERATE(3, 1001, 40003, 300007);
