@@ -247,8 +247,8 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
   std::size_t probe_at = 0;
   if constexpr (std::is_same<Strategy, peer_reduce>::value) {
     // copies cyclic in a multiple of the warp's lanes: each lane of a warp updates a copy of its own, so
-    // no two lanes share an entry and a match would find no peer (on an H200, scatter_f32 into 100
-    // entries with 32 copies took 302 us merged, 60 not: perf/results/cuda-h200-2026-11-28-peer-in-order.md)
+    // no two lanes share an entry and a match would find no peer (on an H200, scatter_f32 into 100 entries
+    // with 32 copies: 306 us merged, 60 not; perf/results/cuda-h200-2026-11-28-privatize-peer-own-copies.md)
     constexpr int lanes = Exec::warp_type::size;
     if (plan.layout.mapping == copy_mapping::cyclic && plan.layout.copies % lanes == 0) {
       launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);

@@ -5,8 +5,8 @@
     python3 perf/heldout_files.py OUT.json IN.json runs:TAG[,TAG]  # per case, the medians over those tagged runs
 
 For runs, each case gets the median of `median_us` (what eval_tree.py reads) and of `real_time` over the
-runs; other fields are the first run's. Cases that failed in every run (error_occurred) are kept as they are. The held-out table's header names the files and selections
-(perf/results/cuda-h100-2026-11-27-heldout-table.md).
+runs; other fields are the first run's. Cases that failed (error_occurred) are kept as they are. The
+held-out table's header names the files and selections (perf/results/cuda-h100-2026-11-27-heldout-table.md).
 """
 import json
 import os

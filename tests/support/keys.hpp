@@ -38,7 +38,7 @@ std::vector<std::uint32_t> make_keys(std::size_t n, keys_kind kind, G& g, std::u
     }
   }
   // about 2.4 keys an entry at n = 10,000, mostly one at n = 1,000: warps whose keys are all different,
-  // and warps of runs, both in order (peer_reduce's match-free path)
+  // and warps of runs, both in order
   if (kind == keys_kind::sorted) std::sort(k.begin(), k.end());
   return k;
 }
