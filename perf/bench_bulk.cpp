@@ -9,8 +9,11 @@
 //                                           and from 6,144 entries up with 2^23
 //   CALM_BULK_SET=train_window bulk/train/... window16 and window64 (uniform over a sixteenth or a 64th of the
 //                                           table) in tables larger than a block (from 65,536 entries), 2^25 and 2^23 keys
-//   CALM_BULK_SET=heldout bulk/heldout/...  6 new distributions at new table sizes with 2^24 and 2^26 keys,
-//                                           and the 5 training ones at new table sizes with 2^24 keys
+//   CALM_BULK_SET=train_sorted bulk/train/... sorted (uniform keys, sorted) as train_coo: every table size with 2^25
+//                                           keys, from 6,144 entries up with 2^23 (in training since 2026-11-28)
+//   CALM_BULK_SET=heldout bulk/heldout/...  6 distributions at new table sizes with 2^24 and 2^26 keys (5 new ones,
+//                                           and sorted: in training since 2026-11-28, so held out by size alone), and
+//                                           5 more training ones at new table sizes with 2^24 keys
 //   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
@@ -500,12 +503,15 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     for (auto b : bins)
       if (b >= 6144) large.push_back(b);
     register_set("train", train, large, {ln - 2});
-  } else if (set == "train_coo") {  // the clustered training inputs whose distinct keys share table lines
-    register_set("train", {"coo_rows"}, bins, {ln});
+  } else if (set == "train_coo" || set == "train_sorted") {
+    // coo_rows: the clustered training inputs whose distinct keys share table lines; sorted: warps that hold runs or
+    // distinct keys by the keys per entry. Every table size, then a quarter of the keys where the tree samples
+    std::string const dist = set == "train_coo" ? "coo_rows" : "sorted";
+    register_set("train", {dist}, bins, {ln});
     std::vector<std::uint32_t> large;
     for (auto b : bins)
       if (b >= 6144) large.push_back(b);
-    register_set("train", {"coo_rows"}, large, {ln - 2});
+    register_set("train", {dist}, large, {ln - 2});
   } else if (set == "train_window") {  // keys that crowd table lines without meeting in a warp
     std::vector<std::uint32_t> larger;
     for (auto b : bins)

@@ -5,6 +5,7 @@
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_coo OUT.json    # coo_rows (sorted sparse-matrix rows), both key counts
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_window OUT.json # window16, window64 (keys that crowd table lines), tables larger than a block
+#   BACKEND=cuda bash perf/bulk_sweep.sh train_sorted OUT.json # sorted keys, both key counts (as train_coo)
 #   CALM_BULK_LIST=FILE BACKEND=cuda bash perf/bulk_sweep.sh list OUT.json  # the inputs FILE names (fit_tree.py --list-fitting or --list-larger writes one);
 #                                                          # CALM_BULK_FILTER=... narrows the cases (e.g. '/privatize_adaptive/')
 #   BACKEND=cuda bash perf/bulk_sweep.sh path OUT.json         # the parts of automatic's sampled path, timed apart
@@ -14,9 +15,9 @@
 # sweep uses half of it, and a quarter and all of it for held-out sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-set_=${1:?usage: bulk_sweep.sh train|train_items|train_coo|train_window|heldout|path|list OUT.json}
-out=${2:?usage: bulk_sweep.sh train|train_items|train_coo|train_window|heldout|path|list OUT.json}
-names=${set_%%_*}  # train_items, train_coo and train_window register their inputs as bulk/train/...
+set_=${1:?usage: bulk_sweep.sh train|train_items|train_coo|train_window|train_sorted|heldout|path|list OUT.json}
+out=${2:?usage: bulk_sweep.sh train|train_items|train_coo|train_window|train_sorted|heldout|path|list OUT.json}
+names=${set_%%_*}  # train_items, train_coo, train_window and train_sorted register their inputs as bulk/train/...
 [ "$set_" = list ] && names='[^/]+'  # a list names each input's set
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
