@@ -46,21 +46,47 @@ struct choice_program {
   }
 };
 
+/// The strategy at `decided` read past the block's cache: a launch that reads it without waiting for the
+/// launch before it (chosen_program's `settled`) must see this call's choice, not a line kept from the last.
+CALM_HD inline strategy settled_choice(strategy const* decided) { return *static_cast<strategy const volatile*>(decided); }
+
 /// A block program that runs `program` if the strategy at `decided` (written by choice_program earlier
 /// on the same stream) is `id`, and else ends at once: a launch not chosen costs an empty grid. calm
 /// launches each strategy on its own, so that each keeps the registers and occupancy it has forced.
+///
+/// The launches behind one choice overlap where the exec lets them (detail::overlapping): the chosen one
+/// lets the next launch begin as soon as it has read the choice (allow_next_launch), so the launches
+/// after it are set up and their blocks placed while it runs. The first launch after the sampling waits
+/// for it before it reads the choice. Each later one (`settled`) began only once every block before it
+/// had read the choice, so it reads the choice at once. A block not chosen then ends at once if the
+/// chosen launch comes later, and else waits for the launch before it first, so that no launch ends
+/// before the chosen one (the last launch's end is the call's end, which the stream's next work waits
+/// for). A chosen block still waits for the launch before it: in a variant that ran at once, calls
+/// where hot_key is best took 0.3-3.3 us longer (medians of three held-out runs on an H200), where this
+/// one was within 0.5 us of launches that did not overlap (perf/results/cuda-h200-2026-11-29-chosen-launch-overlap.md).
 template <class Program>
 struct chosen_program {
   strategy const* decided;
   strategy id;
   Program program;
+  bool settled = false;  ///< the choice was final when this launch began (not the first behind it)
+  unsigned earlier = 0;  ///< the strategies launched before this one behind the same choice (bits)
   /// the program's register cap, if it asks for one (core/launch.hpp)
   static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
   static constexpr int resident_512_blocks = resident_512_blocks_of<Program>::value;
+  static constexpr bool awaits_prior_launch = true;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    if (*decided == id) program(blk);
+    if (!settled) blk.await_prior_launch();
+    strategy const s = settled ? settled_choice(decided) : *decided;
+    if (s != id) {
+      if (settled && ((earlier >> static_cast<int>(s)) & 1u) != 0) blk.await_prior_launch();
+      return;
+    }
+    if (settled) blk.await_prior_launch();
+    blk.allow_next_launch();
+    program(blk);
   }
 };
 
@@ -109,7 +135,8 @@ struct chosen_merge_program {
   /// The launch waits for the choice itself: each thread loads its first tile of keys (and values)
   /// before it waits for the sampling (they are not what the sampling writes), so those loads overlap the
   /// sampling, which lets this launch begin at its own start (collision_sample_program). On an H100 a
-  /// stand-in ran 0.3-2.1 us sooner so at 2^24 keys (perf/probe_prefetch_before_wait.cu).
+  /// stand-in ran 0.3-2.1 us sooner so at 2^24 keys (perf/probe_prefetch_before_wait.cu). It is the
+  /// first launch behind the choice (launch_chosen); chosen, it lets the next begin (chosen_program).
   static constexpr bool awaits_prior_launch = true;
 
   template <class Block>
@@ -119,14 +146,18 @@ struct chosen_merge_program {
     p(blk, gate_with([&] {  // after the first tile's loads: wait for the choice, then set the merge or end
       blk.await_prior_launch();
       strategy const s = *decided;
-      return runs(s) && select_merge(p.strategy, s);
+      bool const chosen = runs(s) && select_merge(p.strategy, s);
+      if (chosen) blk.allow_next_launch();  // the launches after this one may be placed now (chosen_program)
+      return chosen;
     }));
   }
 };
 
+/// chosen_program: `settled` for every launch behind the choice but the first, `earlier` the strategies
+/// launched before it.
 template <class Program>
-chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program) {
-  return {decided, id, program};
+chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program, bool settled = false, unsigned earlier = 0) {
+  return {decided, id, program, settled, earlier};
 }
 
 template <class Exec, class = void>

@@ -202,6 +202,54 @@ TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decide
     }
 }
 
+// The launches behind a choice overlap where the exec lets them (CUDA on sm_90): the chosen one lets the
+// next begin while it runs, and those after it must still end after it, since the stream's next work
+// waits only for the last. A copy launched right after the call, with no wait between, must see the
+// whole table, whichever launch ran it: first, in the middle or last.
+namespace calm_test {
+template <class T>
+void check_overlapped_launches(keys_kind kind, int seed) {
+  using calm::strategy;
+  index_t const n = (index_t(3) << 20) + 5, bins = 70001;  // long enough that an early end would show
+  auto g = rng(seed + static_cast<int>(kind));
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+  auto const vals = random_operands<calm::plus, T>(static_cast<std::size_t>(n), g);
+  auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
+  buffer<std::uint32_t> dk(keys);
+  buffer<T> dv(vals);
+  strategy const held[] = {strategy::naive, strategy::scan_reduce, strategy::peer_reduce, strategy::hot_key};
+  unsigned reach = 0;
+  for (strategy s : held) reach |= 1u << static_cast<int>(s);
+  for (strategy s : held) {
+    INFO("decided " << calm::to_string(s) << ", " << sizeof(T) << "-byte values");
+    buffer<T> table(init), copy(std::vector<T>(static_cast<std::size_t>(bins), T(0)));
+    buffer<strategy> decided(std::vector<strategy>{s});
+    calm::detail::launch_chosen(static_cast<strategy const*>(decided.data()), reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
+                                static_cast<T const*>(dv.data()), nullptr, n, table.data(), bins, calm::detail::identity_key{}, false,
+                                calm::detail::overlapping(exec{}));
+    T const* src = table.data();
+    T* dst = copy.data();
+    int const threads = 256;
+    for_each_block((bins + threads - 1) / threads, threads, 0, CALM_LAMBDA(auto const& blk) {
+      blk.for_each_warp([&](auto const& w, auto tid) {
+        auto const i = blk.index() * blk.threads() + tid;
+        calm::when(w, i < bins, [&](auto const& l) { calm::store(l, dst, i, calm::load(l, src, i)); });
+      });
+    });
+    synchronize();
+    verify_scatter<calm::plus, T>(init, keys, vals, copy.download(), "the table as the next launch read it");
+  }
+}
+}  // namespace calm_test
+
+TEST_CASE("launch_chosen, launches overlapping: the stream's next launch sees the whole table of the strategy chosen", "[bulk]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs);
+  CAPTURE(name, warp_size(), to_string(kind));
+  check_overlapped_launches<std::uint32_t>(kind, 4289);
+  check_overlapped_launches<double>(kind, 4297);  // naive and peer_reduce in one launch, scan_reduce in its own
+}
+
 TEST_CASE("line_merge_rule::merges: more repeats per warp than the rule, or nothing counted", "[bulk]") {
   using calm::line_merge_rule;
   using counted = calm::detail::line_repeats;
