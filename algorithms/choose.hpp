@@ -60,8 +60,9 @@ enum class feature {
   all_thread_level,  ///< collision_statistics::all_thread_level
   clustering,        ///< collision_statistics::clustering
   line_share,        ///< collision_statistics::line_share
+  line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of)
 };
-constexpr int feature_count = 13;
+constexpr int feature_count = 14;
 constexpr int known_feature_count = 8;
 CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
 
@@ -146,6 +147,7 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     case feature::all_thread_level: return c.all_thread_level;
     case feature::clustering: return c.clustering;
     case feature::line_share: return c.line_share;
+    case feature::line_repeats: return c.line_repeats;
     default: return 0.0;
   }
 }
@@ -157,6 +159,7 @@ CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collisio
     case feature::all_thread_level: return r.all_thread_level;
     case feature::clustering: return r.clustering;
     case feature::line_share: return r.line_share;
+    case feature::line_repeats: return r.line_repeats;
     default: return {};
   }
 }

@@ -1,6 +1,6 @@
 // calm/algorithms/collision_stats.hpp: how much a key array's updates collide, measured on the device
 // from a sample: intra-warp, intra-block and all-thread collision levels and clustering (000 §3.3),
-// and how many table lines a warp's distinct keys touch (line_share, calm's own).
+// and the table lines a warp's keys touch and a direct scatter's lanes wait on (line_share, line_repeats: calm's own).
 #pragma once
 
 #include <cstdint>
@@ -41,13 +41,22 @@ struct collision_statistics {
   /// 1/table_line_entries when they are neighbours (sorted keys, images): then even one device atomic
   /// per lane touches few cache lines. 0 when no key is inside the table.
   double line_share = 0;
+  /// Line repeats: the sample's warps laid out as a direct scatter's warps meet the keys (lanes
+  /// collision_sample_options::line_vec keys apart), for each warp and each table line (of
+  /// line_entries entries) its in-table keys fall on, the most lanes on one key there less one, summed
+  /// and divided by the warps with an in-table key (detail::line_repeats): 0 when no lane waits for
+  /// another on a line (distinct keys), W - 1 when a warp's lanes hold one key. The device's atomics of
+  /// a warp on one line are served together but lanes on one key wait for each other: the collisions
+  /// a direct scatter meets, where warp_level counts those of 32 consecutive keys. 0 when not counted
+  /// (line_vec 0).
+  double line_repeats = 0;
 
   std::string to_string() const {
-    char buf[256];
+    char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f, lines %.4f",
+                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f, lines %.4f, line repeats %.3f",
                   static_cast<long long>(sampled), static_cast<long long>(out_of_range), static_cast<long long>(distinct), warp_level,
-                  block_level, all_thread_level, clustering, line_share);
+                  block_level, all_thread_level, clustering, line_share, line_repeats);
     return buf;
   }
 };
@@ -60,6 +69,13 @@ struct collision_sample_options {
   index_t items = index_t(1) << 14;
   /// Keys per block group (the threads of the block the sample is taken as): 32 to 1,024.
   int block_items = 256;
+  /// The layout line_repeats is counted in: the keys a direct scatter's lane takes apart (4: its
+  /// 16-byte loads of 4-byte keys, as bulk calls load aligned arrays; 1: one key a load; 0: not counted,
+  /// one pass over the sampled keys less: 0.1-1.0 us of a sampling on an H200), and the table entries of one line (32: 128
+  /// bytes of 4-byte entries; 1: a warp's repeated keys, as bulk calls count them for 8-byte values).
+  /// Bulk calls set both to the direct scatter they would run (detail::direct_lines_of).
+  int line_vec = 4;
+  index_t line_entries = 32;
 };
 
 /// The table entries of one line for collision_statistics::line_share: 32 (a 128-byte line of 4-byte entries).
@@ -104,9 +120,9 @@ struct statistic_ratio {
   CALM_HD bool at_most(double x) const { return den > 0.0 ? num <= x * den : 0.0 <= x; }
 };
 
-/// The five statistics of collision_statistics as ratios of summed totals.
+/// The six statistics of collision_statistics as ratios of summed totals.
 struct collision_ratios {
-  statistic_ratio warp_level, block_level, all_thread_level, clustering, line_share;
+  statistic_ratio warp_level, block_level, all_thread_level, clustering, line_share, line_repeats;
 };
 
 /// The ratios of totals `t` (integer sums, exact in double below 2^53). The fixed point of the level
@@ -121,6 +137,7 @@ CALM_HD inline collision_ratios ratios_of(collision_totals const& t) {
   r.all_thread_level = {static_cast<double>(t.sampled - t.out_of_range), static_cast<double>(t.distinct)};
   r.clustering = {static_cast<double>(t.adjacent), static_cast<double>(t.repeats)};
   r.line_share = {static_cast<double>(t.lines), static_cast<double>(warp_distinct)};
+  r.line_repeats = {static_cast<double>(t.line_repeats), static_cast<double>(t.line_warps)};
   return r;
 }
 
@@ -140,6 +157,7 @@ CALM_HD inline collision_statistics statistics_of(collision_totals const* part, 
   s.all_thread_level = r.all_thread_level.value();
   s.clustering = r.clustering.value();
   s.line_share = r.line_share.value();
+  s.line_repeats = r.line_repeats.value();
   return s;
 }
 
@@ -374,6 +392,8 @@ sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample
   require(n == 0 || keys != nullptr, errc::invalid_argument, "collision_stats: keys is null");
   require(opt.block_items >= 32 && opt.block_items <= 1024, errc::invalid_argument, "collision_stats: block_items must be in [32, 1024]");
   require(opt.items >= opt.block_items, errc::invalid_argument, "collision_stats: items must be at least block_items");
+  require(opt.line_vec >= 0 && opt.line_vec <= 64, errc::invalid_argument, "collision_stats: line_vec must be in [0, 64]");
+  require(opt.line_entries >= 1, errc::invalid_argument, "collision_stats: line_entries must be at least 1");
   sample_plan p;
   p.block_items = opt.block_items;
   if (n == 0) return p;
@@ -417,7 +437,7 @@ collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, c
     auto* const totals = reinterpret_cast<collision_totals*>(mem);
     auto* const set = reinterpret_cast<std::uint32_t*>(mem + totals_bytes);
     ex.fill(set, 0, set_bytes);
-    launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex);
+    launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex, nullptr, no_finish{}, true, merge_lines{opt.line_vec, opt.line_entries});
     ex.to_host(t.data(), totals, totals_bytes);
   } catch (...) {
     ex.release(mem);

@@ -98,7 +98,8 @@ constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) 
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
 constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
-                                     (1u << static_cast<int>(feature::clustering)) | (1u << static_cast<int>(feature::line_share));
+                                     (1u << static_cast<int>(feature::clustering)) | (1u << static_cast<int>(feature::line_share)) |
+                                     (1u << static_cast<int>(feature::line_repeats));
 
 /// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
 constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
@@ -115,20 +116,26 @@ constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
 template <class K, class T>
 constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 
-/// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`
-/// (none where the rule is 0, or in a set_scatter order, where launch_chosen launches naive and
-/// peer_reduce apart and no rule has applied):
-/// as the direct scatter of launch_chosen meets the keys (its load form), on 128-byte lines for keys
-/// and values of at most 4 bytes, else a warp's repeated keys (lines of one entry): with 8-byte values
-/// COO rows of 16 keys and more put a warp's few rows on one line, where only the longest counts, and
-/// fell below the rule of 10 of the 8-byte address match (naive ran them 1.4x slower, over lines of 16
-/// doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in -f64-keys.md); runs of 1 to 8
-/// keys repeat about 8.6 keys a warp either way.
+/// The layout a sampling counts line repeats in (collision_statistics::line_repeats) for a direct scatter
+/// of these keys and values: as the direct scatter of launch_chosen meets the keys (its load form), on
+/// 128-byte lines for keys and values of at most 4 bytes, else a warp's repeated keys (lines of one
+/// entry): with 8-byte values COO rows of 16 keys and more put a warp's few rows on one line, where
+/// only the longest counts, and fell below the rule of 10 of the 8-byte address match (naive ran them
+/// 1.4x slower, over lines of 16 doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in
+/// -f64-keys.md); runs of 1 to 8 keys repeat about 8.6 keys a warp either way.
+template <class Exec, class K, class VS, class T>
+merge_lines direct_lines_of(K const* keys, VS const& vals) {
+  int const vec = load_form_of<Exec>(keys, vals) == load_form::chunks ? vec_of<load_form::chunks> : vec_of<load_form::items>;
+  return {vec, one_direct_launch<K, T> ? table_line_entries : index_t(1)};
+}
+
+/// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`:
+/// direct_lines_of, or none where the rule is 0, or in a set_scatter order (launch_chosen launches naive
+/// and peer_reduce apart there and no rule applies).
 template <class Exec, class K, class VS, class T>
 merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, VS const& vals, index_t const* order) {
   if (!(rule.min_line_repeats > 0.0f) || order != nullptr || !reaches(reach, strategy::naive) || !reaches(reach, strategy::peer_reduce)) return {};
-  int const vec = load_form_of<Exec>(keys, vals) == load_form::chunks ? vec_of<load_form::chunks> : vec_of<load_form::items>;
-  return {vec, one_direct_launch<K, T> ? table_line_entries : index_t(1)};
+  return direct_lines_of<Exec, K, VS, T>(keys, vals);
 }
 
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
@@ -317,13 +324,23 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       unsigned reads = 0;
       unsigned const reach = carried ? walk.reachable(&reads) : 0u;  // a walk that did not fit is not read
       bool const on_device = carried && (reach & ~device_choosable) == 0 && (reads & ~device_readable) == 0;
-      if (!on_device) return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, opt.sample, key_map, ex); }));
+      if (!on_device) {
+        collision_sample_options sample = opt.sample;  // line repeats, where read, as the direct scatter would meet them
+        merge_lines const direct = direct_lines_of<Exec, K, decltype(vals), T>(keys, vals);
+        bool const counts_lines = !carried || tree_walk::reads_feature(reads, feature::line_repeats);
+        sample.line_vec = counts_lines ? direct.vec : 0, sample.line_entries = direct.line_entries;
+        return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, sample, key_map, ex); }));
+      }
       // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it where
       // the keys are not clustered: keys that crowd a block but not a warp, where hot_key beats naive)
       bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
-      // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the finish
-      merge_lines const lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);
-      line_merge_rule const device_rule = lines.vec > 0 ? rule : line_merge_rule{};
+      // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the
+      // finish; the line repeats counted also where the walk reads them
+      merge_lines const rule_lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);
+      merge_lines const lines = rule_lines.vec > 0 || !tree_walk::reads_feature(reads, feature::line_repeats)
+                                    ? rule_lines
+                                    : direct_lines_of<Exec, K, decltype(vals), T>(keys, vals);
+      line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : line_merge_rule{};
       // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {
         auto* const meet = reinterpret_cast<sample_meeting*>(ws);

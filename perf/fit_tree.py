@@ -33,7 +33,7 @@ BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 # the features a tree may test (algorithms/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
-            "block_level", "clustering", "line_share"]
+            "block_level", "clustering", "line_share", "line_repeats"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
 # device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
 # 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
@@ -50,9 +50,10 @@ def replication_for(bins, elem, budget, max_copies):
     while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
         r *= 2
     return r
-SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share"}
+SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share", "line_repeats"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 LOOKAHEAD = 2  # static splits a node may look through before a split pays (1: one, as the trees before 2026-11-24's refit)
+GROW_MIN_LEAF = 3  # the fewest training inputs a leaf of a --grow subtree holds (--grow-min-leaf)
 
 
 def load_inputs(path, sampling=None, sampled_path=None, auto_case="automatic", features_from=()):
@@ -161,6 +162,10 @@ def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
                 if len(parts) >= 8 and parts[0] == "bulk" and parts[6] == "stats" and not b.get("error_occurred"):
                     later[(parts[1], parts[3], int(parts[4]), int(parts[5]))] = b
     for key, rec in inputs.items():
+        # the line repeats the sampling case counted (files from 2026-11-28 on), in the direct scatter's layout
+        # (algorithms/scatter.hpp, direct_lines_of): the feature line_repeats
+        if "line_repeats" in rec and "stats_time" in rec:
+            rec["features"]["line_repeats"] = rec["line_repeats"]
         b = later.get((key[0], key[2], key[3], key[4]))
         if b is not None and "stats_time" in rec:
             for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
@@ -350,7 +355,7 @@ def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None, features
     i = tree["row"]
     seen.add(i)
     if i in at and keys:
-        out = collapse(grow(inputs, keys, sampled, 0, max_depth, 3, features))
+        out = collapse(grow(inputs, keys, sampled, 0, max_depth, GROW_MIN_LEAF, features))
     elif "leaf" in tree:
         out = dict(tree, n=len(keys))
     else:
@@ -567,6 +572,7 @@ def main():
                          "where they pay, else one leaf of the strategy picked again); --out writes the result. With --loo-grown, "
                          "leave-one-out over the inputs that reach them")
     ap.add_argument("--grow-depth", type=int, default=1, help="the depth of each --grow subtree (1: one split)")
+    ap.add_argument("--grow-min-leaf", type=int, default=3, help="the fewest training inputs a leaf of a --grow subtree holds")
     ap.add_argument("--loo-grown", action="store_true",
                     help="with --grow: leave-one-out over the training inputs that reach the grown nodes (each chosen by the tree "
                          "with those nodes grown from the other inputs)")
@@ -587,6 +593,8 @@ def main():
                     help="write the training inputs whose table fits a block, one per line, for CALM_BULK_SET=list (a sweep of the "
                          "block-local strategies alone, whose file then follows these in the training files), and stop")
     a = ap.parse_args()
+    global GROW_MIN_LEAF
+    GROW_MIN_LEAF = a.grow_min_leaf
     if a.list_fitting or a.list_larger:
         raw = read_cases(a.train)
         with open(a.list_fitting or a.list_larger, "w") as f:
@@ -611,7 +619,8 @@ def main():
     elif a.tree and a.grow:
         tree = regrow(tree, inputs, keys, set(a.grow), a.grow_depth, features=grow_features)
         without = f" without {' '.join(a.grow_without)}" if a.grow_without else ""
-        source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth}{without} from " + source
+        leaves = f" (leaves of {a.grow_min_leaf} inputs or more)" if a.grow_min_leaf != 3 else ""
+        source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth}{without}{leaves} from " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
     if a.tree and not (a.grow and a.loo_grown):

@@ -327,6 +327,16 @@ constexpr calm::tree_node no_block_level_tree[] = {
     /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
 };
 static_assert(calm::well_formed(no_block_level_tree), "the test tree is walkable");
+/// A tree that decides by the line repeats a direct scatter's warps meet (which the sampling counts
+/// where the walk reads them): naive, scan_reduce or peer_reduce.
+constexpr calm::tree_node line_repeats_tree[] = {
+    /*  0 */ {feature::line_repeats, 1.0, 1, 2, strategy::automatic},
+    /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  2 */ {feature::line_repeats, 8.0, 3, 4, strategy::automatic},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::scan_reduce},
+    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+};
+static_assert(calm::well_formed(line_repeats_tree), "the test tree is walkable");
 constexpr calm::tree_node parent_after_child[] = {
     {feature::warp_level, 0.5, 2, 1, strategy::automatic},
     {feature::log2_bins, 0, -1, -1, strategy::naive},
@@ -431,7 +441,13 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   calm::scatter_options const& opt = call.opt;
   exec const ex{};
   calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
-  calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, {}, ex); });
+  // the line repeats as the call counts them: in the layout of its direct scatter
+  auto const lines_for = [&](auto const& vs) { return calm::detail::direct_lines_of<exec, std::uint32_t, std::decay_t<decltype(vs)>, T>(dk.data(), vs); };
+  calm::detail::merge_lines const direct = weighted ? lines_for(calm::detail::as_value_source<T>(static_cast<T const*>(dv.data())))
+                                                    : lines_for(calm::detail::as_value_source<T>(calm::constant(T(1))));
+  calm::collision_sample_options sample;
+  sample.line_vec = direct.vec, sample.line_entries = direct.line_entries;
+  calm::strategy const leaf = calm::walk_tree(tree, shape, [&] { return calm::collision_stats(dk.data(), n, bins, sample, ex); });
   calm::strategy const fitted = calm::detail::fitting_strategy<Op, T, calm::detail::identity_key>(leaf, opt, shape, ex);
   INFO(to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted << ", min_line_repeats " << min_line_repeats << ": the host walks to " << calm::to_string(leaf)
                        << ", which runs as " << calm::to_string(fitted));
@@ -472,6 +488,9 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
   check_device_choice<calm::plus, std::uint32_t>(calm::view_of(no_block_level_tree), true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(calm::view_of(no_block_level_tree), true, kind, n, bins, true);
+  check_device_choice<calm::plus, std::uint32_t>(calm::view_of(line_repeats_tree), true, kind, n, bins, false);
+  check_device_choice<calm::plus, float>(calm::view_of(line_repeats_tree), true, kind, n, bins, true, 0.0f);  // no rule: lines counted for the walk alone
+  check_device_choice<calm::plus, double>(calm::view_of(line_repeats_tree), true, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
 }
@@ -532,7 +551,7 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
   exec const ex{};
   int carried = 0;
   for (calm::tree_view const tree : {calm::family_tree(calm::device_family::nvidia_gpu), calm::family_tree(calm::device_family::host),
-                                     calm::view_of(every_group_tree)}) {
+                                     calm::view_of(every_group_tree), calm::view_of(line_repeats_tree)}) {
     for (index_t bins : {1, 7, 300, 6000, 40000, 300000, 5000000})
       for (index_t n : {1000, 1 << 20, 1 << 26})
         for (int type = 0; type < 3; ++type) {
@@ -554,6 +573,7 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
             calm::collision_statistics st;
             st.warp_level = level(g), st.block_level = level(g), st.clustering = level(g);
             st.all_thread_level = 1.0 + 100.0 * level(g);
+            st.line_share = level(g), st.line_repeats = 31.0 * level(g) * level(g);
             INFO("bins " << bins << ", n " << n << ", type " << type << ", trial " << trial);
             CHECK(walk.finish(st) == calm::walk_tree(tree, shape, [&] { return st; }));
           }
@@ -565,6 +585,7 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
             t.warp_sum = count(g) * (t.warps + 1) * 16, t.block_sum = count(g) * (t.blocks + 1) * 16;
             t.sampled = count(g) + 64, t.out_of_range = t.sampled / (1 + count(g) % 8), t.distinct = count(g) % (t.sampled - t.out_of_range + 1);
             t.repeats = (t.sampled - t.out_of_range) / (1 + count(g) % 4), t.adjacent = count(g) % (t.repeats + 1), t.lines = count(g) % 4096;
+            t.line_warps = count(g) % 512, t.line_repeats = t.line_warps * (count(g) % 32) / (1 + count(g) % 4);
             calm::collision_statistics const st = calm::detail::statistics_of(&t, 1);
             INFO("bins " << bins << ", n " << n << ", type " << type << ", totals trial " << trial);
             CHECK(walk.finish(calm::detail::ratios_of(t)) == calm::walk_tree(tree, shape, [&] { return st; }));

@@ -59,6 +59,10 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   s.all_thread_level = s.distinct ? static_cast<double>(s.sampled - s.out_of_range) / s.distinct : 0;
   s.clustering = repeats ? static_cast<double>(adjacent) / repeats : 0;
   s.line_share = warp_distinct ? static_cast<double>(lines) / static_cast<double>(warp_distinct) : 0;
+  if (opt.line_vec > 0) {
+    auto const [line_repeats, line_warps] = line_repeats_reference(keys, bins, groups, stride, bi, W, opt.line_vec, opt.line_entries);
+    s.line_repeats = line_warps ? static_cast<double>(line_repeats) / static_cast<double>(line_warps) : 0;
+  }
   return s;
 }
 
@@ -83,6 +87,7 @@ calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bi
   check_sampled_levels(s, r);
   CHECK(s.distinct == r.distinct);
   CHECK(s.all_thread_level == Approx(r.all_thread_level).epsilon(1e-12));
+  CHECK(s.line_repeats == Approx(r.line_repeats).epsilon(1e-12));
   return s;
 }
 
@@ -218,6 +223,14 @@ TEST_CASE("collision_stats: the levels of 000 §3.3 against exact values on the 
   measured_stats(table_keys<std::int32_t>(static_cast<std::size_t>(n), kind, bins, g, stray), bins, {4096, 100});
   measured_stats(table_keys<std::uint16_t>(static_cast<std::size_t>(n), kind, std::min<index_t>(bins, 65536), g, stray),
                  std::min<index_t>(bins, 65536), {1 << 14, 1024});
+  // the line repeats in the other layouts bulk calls count them in: one key a load, a warp's repeated keys; and none
+  for (auto const& [vec, entries] : {std::pair<int, index_t>{1, 32}, {4, 1}, {1, 1}, {0, 32}}) {
+    calm::collision_sample_options opt;
+    opt.line_vec = vec, opt.line_entries = entries;
+    INFO("line_vec " << vec << ", line_entries " << entries);
+    auto const s = measured_stats(table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, stray), bins, opt);
+    if (vec == 0) CHECK(s.line_repeats == 0.0);
+  }
 }
 
 TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
@@ -232,6 +245,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.distinct == 1);
   CHECK(s.sampled == calm::collision_sample_options{}.items);
   CHECK(s.line_share == Approx(1.0));  // one key, one line
+  CHECK(s.line_repeats == Approx(W - 1));  // every lane waits on the one key
   // every key distinct: 1/W, 1/256, no repeats, each key seen once
   std::vector<std::uint32_t> ids(n);
   for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
@@ -240,6 +254,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.block_level == Approx(1.0 / 256));
   CHECK(s.all_thread_level == Approx(1.0));
   CHECK(s.clustering == 0.0);
+  CHECK(s.line_repeats == 0.0);  // no two lanes on one key
   // a warp's W consecutive keys start on a multiple of W: one line of 32 entries per warp, or W / 32
   CHECK(s.line_share == Approx(1.0 / std::min<index_t>(W, calm::table_line_entries)));
   // every key distinct and 32 entries apart: a line each
@@ -304,4 +319,9 @@ TEST_CASE("collision_stats: bad arguments throw", "[stats]") {
   REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, -4, {}, exec{}), calm::error);
   REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, {1 << 16, 16}, exec{}), calm::error);
   REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, {100, 256}, exec{}), calm::error);
+  calm::collision_sample_options opt;
+  opt.line_vec = -1;
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, opt, exec{}), calm::error);
+  opt.line_vec = 4, opt.line_entries = 0;
+  REQUIRE_THROWS_AS(calm::collision_stats(d.data(), 10, 4, opt, exec{}), calm::error);
 }
