@@ -44,7 +44,7 @@ inline strategy strategy_from_string(std::string const& name) {
   throw error(errc::invalid_argument, "unknown strategy '" + name + "'");
 }
 
-/// What the tree may test. The first eight are known without looking at the keys; the last four are
+/// What the tree may test. The first eight are known without looking at the keys; the last six are
 /// sampled (collision_stats), only when the path through the tree reaches one of them.
 enum class feature {
   log2_bins,         ///< log2 of the table size
@@ -60,7 +60,7 @@ enum class feature {
   all_thread_level,  ///< collision_statistics::all_thread_level
   clustering,        ///< collision_statistics::clustering
   line_share,        ///< collision_statistics::line_share
-  line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of)
+  line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of); 0 to W - 1, the hopper tree's thresholds fitted on 32-lane warps
 };
 constexpr int feature_count = 14;
 constexpr int known_feature_count = 8;

@@ -45,10 +45,12 @@ struct collision_statistics {
   /// collision_sample_options::line_vec keys apart), for each warp and each table line (of
   /// line_entries entries) its in-table keys fall on, the most lanes on one key there less one, summed
   /// and divided by the warps with an in-table key (detail::line_repeats): 0 when no lane waits for
-  /// another on a line (distinct keys), W - 1 when a warp's lanes hold one key. The device's atomics of
-  /// a warp on one line are served together but lanes on one key wait for each other: the collisions
-  /// a direct scatter meets, where warp_level counts those of 32 consecutive keys. 0 when not counted
-  /// (line_vec 0).
+  /// another on a line (distinct keys), W - 1 when every lane of a warp holds one key (block_items a
+  /// multiple of W * line_vec). The device's atomics of a warp on one line are served together but lanes
+  /// on one key wait for each other: the collisions a direct scatter meets, where warp_level counts those
+  /// of W consecutive keys. 0 when not counted (line_vec 0). A bulk call's automatic choice counts them
+  /// in the layout of its own direct scatter (detail::direct_lines_of); statistics passed to it in
+  /// scatter_options::stats should be counted so.
   double line_repeats = 0;
 
   std::string to_string() const {
@@ -72,7 +74,7 @@ struct collision_sample_options {
   /// The layout line_repeats is counted in: the keys a direct scatter's lane takes apart (4: its
   /// 16-byte loads of 4-byte keys, as bulk calls load aligned arrays; 1: one key a load; 0: not counted,
   /// one pass over the sampled keys less: 0.1-1.0 us of a sampling on an H200), and the table entries of one line (32: 128
-  /// bytes of 4-byte entries; 1: a warp's repeated keys, as bulk calls count them for 8-byte values).
+  /// bytes of 4-byte entries; 1: a warp's repeated keys, as bulk calls count them for 8-byte keys or values).
   /// Bulk calls set both to the direct scatter they would run (detail::direct_lines_of).
   int line_vec = 4;
   index_t line_entries = 32;
@@ -172,9 +174,10 @@ struct no_finish {
   CALM_HD void operator()(Block const&) const {}
 };
 
-/// How a sampling counts line_repeats for line_merge_rule: as a direct scatter's warps meet the keys,
-/// lanes `vec` keys apart (its loads of vec keys: 4 or 1), over lines of `line_entries` table entries
-/// (table_line_entries, or 1 to count a warp's repeated keys). vec 0: not counted.
+/// How a sampling counts line repeats (collision_statistics::line_repeats, for line_merge_rule and the
+/// tree's feature::line_repeats): as a direct scatter's warps meet the keys, lanes `vec` keys apart (its
+/// loads of vec keys: 4 or 1), over lines of `line_entries` table entries (table_line_entries, or 1 to
+/// count a warp's repeated keys). vec 0: not counted.
 struct merge_lines {
   int vec = 0;
   index_t line_entries = table_line_entries;
@@ -209,8 +212,8 @@ struct collision_sample_program {
   /// on an H100, measured with and without it). Off, the group's block_sum and blocks are 0: for a
   /// choice whose walk does not read the block level (bulk_scatter).
   bool block_level = true;
-  /// The line repeats of a direct scatter (line_merge_rule), where lines.vec > 0: for a choice that may
-  /// end at peer_reduce or naive (bulk_scatter).
+  /// The line repeats of a direct scatter, where lines.vec > 0: for collision_stats (its options' layout),
+  /// for line_merge_rule and for a walk that reads feature::line_repeats (bulk_scatter).
   merge_lines lines_of = {};
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp

@@ -59,7 +59,7 @@ struct line_merge_rule {
   /// `key_bytes`, values of `value_bytes` and a table of `table_bytes`. A negative option is the
   /// default: 0 on the host (not measured there); on a GPU gpu_min_line_repeats for 4-byte keys and
   /// values; for 8-byte values the same up to gpu_wide_max_table_bytes, where the sampling counts a
-  /// warp's repeated keys (lines of one entry: detail::merge_lines_of), and 0 above, where merging pays
+  /// warp's repeated keys (lines of one entry: detail::direct_lines_of), and 0 above, where merging pays
   /// whatever the count; 0 for
   /// 8-byte keys (not measured). Measured on an H100 (cuda-h100-2026-11-25-line-rule-f64-keys.md):
   /// runs of 1 to 8 doubles into 300,000 entries (2.4 MB) went from 0.880 to 0.947 of the best; into

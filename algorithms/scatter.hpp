@@ -30,7 +30,9 @@ struct scatter_options {
   /// one more pass over the keys. nullptr: they are skipped uncounted.
   std::uint64_t* skipped = nullptr;
   /// Statistics to choose from (strategy::automatic) instead of sampling the keys. Ignored by forced
-  /// strategies.
+  /// strategies. The tree reads line_repeats as counted in the layout of the call's direct scatter:
+  /// collision_sample_options line_vec 4 (1 where keys or values are not aligned to 4 of them) and
+  /// line_entries 32 for 4-byte keys and values, 1 where either has 8 bytes.
   collision_statistics const* stats = nullptr;
   collision_sample_options sample = {};
   /// Where the tree asks for sampled statistics, automatic samples the keys and finishes the choice on

@@ -56,6 +56,7 @@ CALM_HD inline bool passes(calm::feature f, double thr, calm::detail::collision_
     case calm::feature::all_thread_level: num = double(t.sampled - t.out_of_range), den = double(t.distinct); break;
     case calm::feature::clustering: num = double(t.adjacent), den = double(t.repeats); break;
     case calm::feature::line_share: num = double(t.lines), den = double(t.sampled - t.out_of_range - t.repeats); break;
+    case calm::feature::line_repeats: num = double(t.line_repeats), den = double(t.line_warps); break;
     default: break;
   }
   return den > 0.0 ? num <= thr * den : 0.0 <= thr;
@@ -95,6 +96,7 @@ struct by_products_staged {
 // the ratio of feature f picked by selects (no switch)
 CALM_HD inline calm::detail::statistic_ratio selected(calm::feature f, calm::detail::collision_ratios const& r) {
   calm::detail::statistic_ratio x = r.line_share;
+  x = f == calm::feature::line_repeats ? r.line_repeats : x;
   x = f == calm::feature::clustering ? r.clustering : x;
   x = f == calm::feature::all_thread_level ? r.all_thread_level : x;
   x = f == calm::feature::block_level ? r.block_level : x;
@@ -153,7 +155,10 @@ int main(int argc, char** argv) {
   bool const block_level = calm::tree_walk::reads_feature(reads, calm::feature::block_level);
   d::sample_plan const plan = d::plan_sample(pk, n, bins, opt.sample);
   calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family, 4, 4, std::uint64_t(bins) * 4);
-  d::merge_lines const lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
+  d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
+  d::merge_lines const lines = rule_lines.vec > 0 || !calm::tree_walk::reads_feature(reads, calm::feature::line_repeats)
+                                   ? rule_lines
+                                   : d::direct_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(pk, vals);
   printf("walk size %d reach %#x reads %#x block_level %d groups %d lines vec %d entries %d\n", walk.size, reach, reads, int(block_level), int(plan.groups), lines.vec, int(lines.line_entries));
   std::size_t const meet_bytes = sizeof(d::sample_meeting);
   calm::backend::device_buffer<unsigned char> ws(meet_bytes + 8 + plan.groups * sizeof(d::collision_totals));

@@ -328,15 +328,27 @@ constexpr calm::tree_node no_block_level_tree[] = {
 };
 static_assert(calm::well_formed(no_block_level_tree), "the test tree is walkable");
 /// A tree that decides by the line repeats a direct scatter's warps meet (which the sampling counts
-/// where the walk reads them): naive, scan_reduce or peer_reduce.
+/// where the walk reads them): naive, scan_reduce or peer_reduce (every leaf reachable with warps of 8).
 constexpr calm::tree_node line_repeats_tree[] = {
     /*  0 */ {feature::line_repeats, 1.0, 1, 2, strategy::automatic},
     /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /*  2 */ {feature::line_repeats, 8.0, 3, 4, strategy::automatic},
+    /*  2 */ {feature::line_repeats, 4.0, 3, 4, strategy::automatic},
     /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::scan_reduce},
     /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
 static_assert(calm::well_formed(line_repeats_tree), "the test tree is walkable");
+/// The same behind a test of the all-thread level, which the device does not read: the host finishes
+/// the walk, from line repeats counted in the direct scatter's layout as on the device.
+constexpr calm::tree_node host_line_repeats_tree[] = {
+    /*  0 */ {feature::all_thread_level, 2.0, 1, 4, strategy::automatic},
+    /*  1 */ {feature::line_repeats, 1.0, 2, 3, strategy::automatic},
+    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  4 */ {feature::line_repeats, 4.0, 5, 6, strategy::automatic},
+    /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::scan_reduce},
+    /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+};
+static_assert(calm::well_formed(host_line_repeats_tree), "the test tree is walkable");
 constexpr calm::tree_node parent_after_child[] = {
     {feature::warp_level, 0.5, 2, 1, strategy::automatic},
     {feature::log2_bins, 0, -1, -1, strategy::naive},
@@ -491,6 +503,8 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<calm::plus, std::uint32_t>(calm::view_of(line_repeats_tree), true, kind, n, bins, false);
   check_device_choice<calm::plus, float>(calm::view_of(line_repeats_tree), true, kind, n, bins, true, 0.0f);  // no rule: lines counted for the walk alone
   check_device_choice<calm::plus, double>(calm::view_of(line_repeats_tree), true, kind, n, bins, true);
+  check_device_choice<calm::plus, float>(calm::view_of(host_line_repeats_tree), false, kind, n, bins, true);
+  check_device_choice<calm::plus, double>(calm::view_of(host_line_repeats_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
   check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
 }
