@@ -61,7 +61,8 @@ inline std::uint64_t expected_atomics(std::string const& strategy, std::vector<s
   return longest >= static_cast<std::uint64_t>(threshold) ? runs : lanes;  // scan_reduce
 }
 
-/// Count what one launch of `strategy` does: a +1 histogram (components == 1) or update_n of ones.
+/// Count what one launch of `strategy` does: a +1 histogram (components == 1: calm::constant(1u); 0: a
+/// value of 1u in every lane, which scan_reduce merges by its segmented scan) or update_n of ones.
 template <class S>
 op_counts count_launch(S strategy, index_t n, std::uint32_t const* pk, std::uint32_t* pt, int components) {
   reset_counts();
@@ -69,6 +70,7 @@ op_counts count_launch(S strategy, index_t n, std::uint32_t const* pk, std::uint
     auto const key = calm::load(w, pk, i);
     std::uint32_t const ones[3] = {1u, 1u, 1u};
     if (components == 1) calm::update(w, calm::plus{}, calm::scope::device{}, pt + key, calm::constant(1u), strategy);
+    else if (components == 0) calm::update(w, calm::plus{}, calm::scope::device{}, pt + key, calm::map([](auto) { return 1u; }, key), strategy);
     else calm::update_n(w, calm::plus{}, calm::scope::device{}, pt + key * 3u, ones, components, strategy);
   }, calm::launch_shape::linear);
   synchronize();
@@ -109,7 +111,9 @@ TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n grou
     CHECK(run(calm::naive{}, 1).atomics == naive);
     CHECK(run(calm::peer_reduce{}, 1).atomics == peer);
     CHECK(run(calm::scan_reduce{1}, 1).atomics == scan1);
-    CHECK(run(calm::scan_reduce{}, 1).atomics == scan);
+    CHECK(run(calm::scan_reduce{}, 1).atomics == scan1);   // the same +1 in every lane: no scan, every run merges
+    CHECK(run(calm::scan_reduce{}, 0).atomics == scan);    // a value per lane: runs of inequality (1)'s threshold
+    CHECK(run(calm::scan_reduce{sr}, 1).atomics == scan);  // a threshold given applies to both
     // vote_reduce: one atomic for the sampled key's lanes plus one per other lane
     auto const vr = run(calm::vote_reduce<1>{7u, 2}, 1).atomics;
     if (kind == keys_kind::one) CHECK(vr == warps);
@@ -124,6 +128,43 @@ TEST_CASE("atomic counts: one per lane, per distinct key, per run; update_n grou
     for (index_t i = 0; i < n; ++i)
       for (int c = 0; c < d; ++c) expect[keys[i] * d + c]++;
     require_equal(table.download(), expect, "update_n table");
+  }
+}
+
+TEST_CASE("atomic counts: scan_reduce merges short runs of the same value, not of values per lane", "[strategy][count]") {
+  using namespace calm_test;
+  if constexpr (!counting) {
+    SUCCEED("this backend does not count its operations");
+  } else {
+    int const W = warp_size();
+    int const sr = calm::scan_reduce_threshold(backend::default_warp::scan_reduce_setup_steps);
+    int const len = GENERATE(2, 3);  // runs shorter than inequality (1)'s threshold on every backend that counts
+    index_t const n = GENERATE(37, 1000);
+    CAPTURE(name, W, sr, len, n);
+    REQUIRE(len < sr);
+    std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(i / len);
+    std::uint32_t const bins = keys.back() + 1;
+    buffer<std::uint32_t> dkeys(keys), table(bins);
+    auto run = [&](auto strategy, int components) {
+      table.fill_bytes(0);
+      auto const c = count_launch(strategy, n, dkeys.data(), table.data(), components);
+      std::vector<std::uint32_t> expect(bins, 0);
+      for (auto k : keys) ++expect[k];
+      require_equal(table.download(), expect, "histogram");
+      return c.atomics;
+    };
+    std::uint64_t runs = 0;
+    for (index_t b = 0; b < n; b += W) {
+      std::vector<std::uint32_t> k(keys.begin() + b, keys.begin() + std::min<index_t>(n, b + W));
+      runs += expected_atomics("scan_reduce", k, 1);
+    }
+    CHECK(runs < static_cast<std::uint64_t>(n));
+    CHECK(run(calm::naive{}, 1) == static_cast<std::uint64_t>(n));
+    CHECK(run(calm::scan_reduce{1}, 0) == runs);
+    CHECK(run(calm::scan_reduce{}, 1) == runs);                                  // +1 in every lane: every run merges
+    CHECK(run(calm::scan_reduce{}, 0) == static_cast<std::uint64_t>(n));         // a value per lane: below the threshold
+    CHECK(run(calm::scan_reduce{sr}, 1) == static_cast<std::uint64_t>(n));       // a threshold given holds for both
   }
 }
 
@@ -161,6 +202,18 @@ TEST_CASE("per-lane front door: calm::update(op, addr, value) without a warp", "
   for (index_t i = 0; i < n; ++i) es[keys[i]] += vals[i], em[keys[i]] = std::max(em[keys[i]], vals[i]);
   require_equal(sums.download(), es, "per-lane plus");
   require_equal(maxima.download(), em, "per-lane max");
+}
+
+TEST_CASE("thresholds: inequality (1) solved for the smallest run", "[strategy][threshold]") {
+  CHECK(calm::scan_reduce_threshold(2.1f) == 6);  // CUDA's s: 3 steps + 2.1 <= 6, and 3 + 2.1 > 5
+  CHECK(calm::scan_reduce_threshold(0.0f) == 1);
+  for (int i = 0; i <= 80; ++i) {  // the smallest run length the inequality holds for
+    float const s = 0.1f * static_cast<float>(i);
+    int const x = calm::scan_reduce_threshold(s);
+    CAPTURE(s, x);
+    CHECK(static_cast<float>(calm::reduction_steps(x)) + s <= static_cast<float>(x));
+    CHECK((x == 1 || static_cast<float>(calm::reduction_steps(x - 1)) + s > static_cast<float>(x - 1)));
+  }
 }
 
 TEST_CASE("thresholds: the in-kernel solution of inequality (2) equals the direct one", "[strategy][threshold]") {
