@@ -34,6 +34,9 @@ struct scatter_options {
   /// collision_sample_options line_vec 4 (1 where keys or values are not aligned to 4 of them) and
   /// line_entries 32 for 4-byte keys and values, 1 where either has 8 bytes.
   collision_statistics const* stats = nullptr;
+  /// How automatic samples the keys (items, block_items; checked as collision_stats checks them). Its
+  /// line_vec and line_entries are checked, then replaced by the layout of the call's own direct scatter,
+  /// the one the tree reads line_repeats in (above).
   collision_sample_options sample = {};
   /// Where the tree asks for sampled statistics, automatic samples the keys and finishes the choice on
   /// the device (no wait) and the call returns strategy::automatic; a device location given here then
