@@ -143,6 +143,15 @@ merge_lines merge_lines_of(line_merge_rule rule, unsigned reach, K const* keys, 
   return direct_lines_of<Exec, K, VS, T>(keys, vals);
 }
 
+/// The layout the sampling of a choice finished on the device counts line repeats in: the rule's
+/// (merge_lines_of), where the rule applies; else the direct scatter's (direct_lines_of), where the walk
+/// reads feature::line_repeats (`reads`: tree_walk::reachable's); else none.
+template <class Exec, class K, class VS, class T>
+merge_lines sampled_lines_of(merge_lines rule_lines, unsigned reads, K const* keys, VS const& vals) {
+  if (rule_lines.vec > 0 || !tree_walk::reads_feature(reads, feature::line_repeats)) return rule_lines;
+  return direct_lines_of<Exec, K, VS, T>(keys, vals);
+}
+
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`; naive, scan_reduce and peer_reduce share one launch, chosen_merge_program, where
 /// keys and values have at most 4 bytes; with 8-byte values naive and peer_reduce share one; hot_key
@@ -342,9 +351,7 @@ strategy bulk_scatter(tree_view tree, char const* who, Op op, K const* keys, Val
       // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the
       // finish; the line repeats counted also where the walk reads them
       merge_lines const rule_lines = merge_lines_of<Exec, K, decltype(vals), T>(rule, reach, keys, vals, opt.order);
-      merge_lines const lines = rule_lines.vec > 0 || !tree_walk::reads_feature(reads, feature::line_repeats)
-                                    ? rule_lines
-                                    : direct_lines_of<Exec, K, decltype(vals), T>(keys, vals);
+      merge_lines const lines = sampled_lines_of<Exec, K, decltype(vals), T>(rule_lines, reads, keys, vals);
       line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : line_merge_rule{};
       // the workspace: the sampling's meeting place (zero), then the choice
       auto const launches = [&](Exec const& e, unsigned char* ws) {

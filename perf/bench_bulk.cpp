@@ -429,9 +429,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
                                                                      static_cast<std::uint64_t>(in.bins) * sizeof(T));
   // and the line repeats also where the walk reads them (bulk_scatter)
   d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
-  d::merge_lines const lines = rule_lines.vec > 0 || !calm::tree_walk::reads_feature(reads, calm::feature::line_repeats)
-                                   ? rule_lines
-                                   : d::direct_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(pk, vals);
+  d::merge_lines const lines = d::sampled_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule_lines, reads, pk, vals);
   calm::line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : calm::line_merge_rule{};
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);

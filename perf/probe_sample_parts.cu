@@ -156,9 +156,7 @@ int main(int argc, char** argv) {
   d::sample_plan const plan = d::plan_sample(pk, n, bins, opt.sample);
   calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family, 4, 4, std::uint64_t(bins) * 4);
   d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
-  d::merge_lines const lines = rule_lines.vec > 0 || !calm::tree_walk::reads_feature(reads, calm::feature::line_repeats)
-                                   ? rule_lines
-                                   : d::direct_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(pk, vals);
+  d::merge_lines const lines = d::sampled_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule_lines, reads, pk, vals);
   printf("walk size %d reach %#x reads %#x block_level %d groups %d lines vec %d entries %d\n", walk.size, reach, reads, int(block_level), int(plan.groups), lines.vec, int(lines.line_entries));
   std::size_t const meet_bytes = sizeof(d::sample_meeting);
   calm::backend::device_buffer<unsigned char> ws(meet_bytes + 8 + plan.groups * sizeof(d::collision_totals));
