@@ -373,12 +373,26 @@ void sampling_case(benchmark::State& state, input in) {
   state.counters["line_repeats"] = r.per_warp();
 }
 
+/// A chooser that chooses nothing: one block lets the launches behind it begin, then writes `s` (path_case's overlap_fixed).
+struct write_choice {
+  calm::strategy* made;
+  calm::strategy s;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    blk.allow_next_launch();
+    blk.for_each_warp([&](auto const& w, auto t) { calm::when(w, t == 0, [&](auto const&) { *made = s; }); });
+  }
+};
+
 /// The parts of a choice finished on the device (hist_u32), each timed as its own recorded graph where
 /// the exec records them (CUDA): "empty" (one block that does nothing: the graph's own cost),
 /// "sample" (the sampling kernel, totals per group), "sample_meet" (the sampling with its groups'
 /// totals summed on the device and the last block found), "sample_choice" (and the choice finished by
 /// that block), "full" (and every strategy the choice may end at, each launched after the last ends),
-/// "full_overlap" (the same, each launch overlapping the end of the last: automatic's graph), "chosen" (the
+/// "full_overlap" (the same, each launch overlapping the end of the last: automatic's graph), "overlap_direct"
+/// (full_overlap with only the direct scatters behind the choice: the launches after them cost full_overlap less
+/// this), "overlap_fixed" (full_overlap with the sampling replaced by one block that writes the choice: what the
+/// sampling and choice cost beyond a launch in front is full_overlap less this), "chosen" (the
 /// strategies behind a choice already made, no sampling) and "best" (the strategy chosen alone). The
 /// differences are the cost of each part: full - chosen the sampling and choice in sequence, chosen -
 /// best the branches not taken. Counter "branches": the strategies launched behind the choice.
@@ -423,6 +437,8 @@ void path_case(benchmark::State& state, input in, std::string part) {
                   : part == "chosen"        ? 4
                   : part == "best"          ? 5
                   : part == "full_overlap"  ? 7
+                  : part == "overlap_direct" ? 8
+                  : part == "overlap_fixed" ? 9
                                             : 6;  // sample_meet
   // automatic's default line rule, counted by the sampling and applied by the choice as automatic does
   calm::line_merge_rule const rule = calm::line_merge_rule::resolved(-1.0f, calm::default_exec::family, sizeof(std::uint32_t), sizeof(T),
@@ -431,6 +447,8 @@ void path_case(benchmark::State& state, input in, std::string part) {
   d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
   d::merge_lines const lines = d::sampled_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule_lines, reads, pk, vals);
   calm::line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : calm::line_merge_rule{};
+  unsigned const direct_bits = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::scan_reduce)) |
+                               (1u << static_cast<int>(calm::strategy::peer_reduce));
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
@@ -438,12 +456,18 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 0) e.for_each_block(1, 32, 0, d::no_finish{});
     if (tag == 1) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, nullptr, d::no_finish{}, block_level, lines);
     if (tag == 6) d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet, d::no_finish{}, block_level, lines);
-    if (tag == 2 || tag == 3 || tag == 7)
+    if (tag == 2 || tag == 3 || tag == 7 || tag == 8)
       d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet,
                        d::choice_program{&meet->sum, walk, made, nullptr, device_rule}, block_level, lines);
     if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+    if (tag == 8)  // as full_overlap, with only the direct scatters behind the choice (no hot_key or block-local launch)
+      d::launch_chosen(made, reach & direct_bits, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+    if (tag == 9) {  // as full_overlap, the sampling replaced by one block that writes the choice
+      e.for_each_block(1, 32, 0, write_choice{made, choice});
+      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+    }
     if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
     if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
   };
@@ -537,7 +561,7 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     for (auto const& [d, b, ln] : std::vector<std::tuple<std::string, std::uint32_t, int>>{
              {"gauss", 20000, ln - 1}, {"hotset", 20000, ln - 1}, {"runs_short", 20000, ln - 1}, {"sorted", 5000000, ln - 1},
              {"hotset", 300000, ln - 1}, {"gauss", 20000, ln + 1}, {"sorted", 300000, ln - 1}, {"runs32", 300000, ln - 1}})
-      for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "full_overlap", "chosen", "best"})
+      for (std::string part : {"empty", "sample", "sample_meet", "sample_choice", "full", "full_overlap", "overlap_direct", "overlap_fixed", "chosen", "best"})
         benchmark::RegisterBenchmark(("bulk/path/hist_u32/" + d + "/" + std::to_string(b) + "/" + std::to_string(ln) + "/" + part).c_str(), path_case,
                                      input{"path", "hist_u32", d, b, ln}, part)
             ->UseManualTime()
