@@ -26,6 +26,11 @@ enum class strategy {
 };
 constexpr int strategy_count = 10;
 
+/// Strategy s as a bit of a set of strategies (tree_walk::reachable's, a choice's reach): bit s.
+CALM_HD constexpr unsigned strategy_bit(strategy s) { return 1u << static_cast<int>(s); }
+/// Whether the set of strategies `set` (bits, as strategy_bit makes them) holds s.
+CALM_HD constexpr bool reaches(unsigned set, strategy s) { return (set & strategy_bit(s)) != 0; }
+
 /// Whether s keeps the table in each block's block-local memory (the table must fit one block).
 CALM_HD constexpr bool is_block_local(strategy s) {
   return s == strategy::privatize || s == strategy::privatize_peer_reduce || s == strategy::privatize_adaptive;
@@ -62,6 +67,9 @@ enum class feature {
   line_share,        ///< collision_statistics::line_share
   line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of); 0 to W - 1, the hopper tree's thresholds fitted on 32-lane warps
 };
+/// Feature f as a bit of a set of features (tree_walk::reachable's `reads`): bit f.
+CALM_HD constexpr unsigned feature_bit(feature f) { return 1u << static_cast<int>(f); }
+
 constexpr int feature_count = 14;
 constexpr int known_feature_count = 8;
 CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
@@ -226,14 +234,14 @@ struct tree_walk {
     return nodes[i].leaf;
   }
   /// Whether the bit set `reads` (of reachable) holds feature f.
-  static constexpr bool reads_feature(unsigned reads, feature f) { return ((reads >> static_cast<int>(f)) & 1u) != 0; }
+  static constexpr bool reads_feature(unsigned reads, feature f) { return (reads & feature_bit(f)) != 0; }
   /// The strategies the walk may end at, as a bit set (bit s for strategy s); `reads`, if given,
   /// receives the features its tests read (bit f for feature f).
   unsigned reachable(unsigned* reads = nullptr) const {
     unsigned leaves = 0, feats = 0;
     for (int i = 0; i < size; ++i) {  // every node is reachable
-      if (nodes[i].left < 0) leaves |= 1u << static_cast<int>(nodes[i].leaf);
-      else feats |= 1u << static_cast<int>(nodes[i].test);
+      if (nodes[i].left < 0) leaves |= strategy_bit(nodes[i].leaf);
+      else feats |= feature_bit(nodes[i].test);
     }
     if (reads) *reads = feats;
     return leaves;

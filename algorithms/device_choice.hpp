@@ -81,7 +81,7 @@ struct chosen_program {
     if (!settled) blk.await_prior_launch();
     strategy const s = settled ? settled_choice(decided) : *decided;
     if (s != id) {
-      if (settled && ((earlier >> static_cast<int>(s)) & 1u) != 0) blk.await_prior_launch();
+      if (settled && reaches(earlier, s)) blk.await_prior_launch();
       return;
     }
     if (settled) blk.await_prior_launch();
@@ -142,11 +142,10 @@ struct chosen_merge_program {
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     Program p = program;
-    auto const runs = [this](strategy x) { return ((reach >> static_cast<int>(x)) & 1u) != 0; };
     p(blk, gate_with([&] {  // after the first tile's loads: wait for the choice, then set the merge or end
       blk.await_prior_launch();
       strategy const s = *decided;
-      bool const chosen = runs(s) && select_merge(p.strategy, s);
+      bool const chosen = reaches(reach, s) && select_merge(p.strategy, s);
       if (chosen) blk.allow_next_launch();  // the launches after this one may be placed now (chosen_program)
       return chosen;
     }));

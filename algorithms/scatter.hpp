@@ -94,20 +94,13 @@ strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape 
 
 /// The strategies a choice finished on the device may run (launch_chosen launches each), as bits:
 /// the warp strategies naive, scan_reduce and peer_reduce, hot_key, the block-local three, cluster_privatize.
-constexpr unsigned device_choosable = (1u << static_cast<int>(strategy::naive)) | (1u << static_cast<int>(strategy::scan_reduce)) |
-                                      (1u << static_cast<int>(strategy::peer_reduce)) |
-                                      (1u << static_cast<int>(strategy::hot_key)) | (1u << static_cast<int>(strategy::privatize)) |
-                                      (1u << static_cast<int>(strategy::privatize_peer_reduce)) |
-                                      (1u << static_cast<int>(strategy::privatize_adaptive)) |
-                                      (1u << static_cast<int>(strategy::cluster_privatize));
+constexpr unsigned device_choosable = strategy_bit(strategy::naive) | strategy_bit(strategy::scan_reduce) | strategy_bit(strategy::peer_reduce) |
+                                      strategy_bit(strategy::hot_key) | strategy_bit(strategy::privatize) | strategy_bit(strategy::privatize_peer_reduce) |
+                                      strategy_bit(strategy::privatize_adaptive) | strategy_bit(strategy::cluster_privatize);
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
-constexpr unsigned device_readable = (1u << static_cast<int>(feature::warp_level)) | (1u << static_cast<int>(feature::block_level)) |
-                                     (1u << static_cast<int>(feature::clustering)) | (1u << static_cast<int>(feature::line_share)) |
-                                     (1u << static_cast<int>(feature::line_repeats));
-
-/// Whether the bit set `reach` (of tree_walk::reachable) holds strategy s.
-constexpr bool reaches(unsigned reach, strategy s) { return ((reach >> static_cast<int>(s)) & 1u) != 0; }
+constexpr unsigned device_readable = feature_bit(feature::warp_level) | feature_bit(feature::block_level) | feature_bit(feature::clustering) |
+                                     feature_bit(feature::line_share) | feature_bit(feature::line_repeats);
 
 /// Whether naive, scan_reduce and peer_reduce behind a choice share one launch (launch_chosen): keys and
 /// values of at most 4 bytes.
@@ -173,10 +166,9 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   bool settled = false;
   unsigned earlier = 0;
   auto const launched = [&](unsigned strategies) { settled = true, earlier |= strategies; };
-  auto const bit = [](strategy s) { return 1u << static_cast<int>(s); };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
     ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program, settled, earlier));
-    launched(bit(s));
+    launched(strategy_bit(s));
   };
   // naive, scan_reduce and peer_reduce: direct scatters that differ only in the merge, so one launch
   // serves those the choice may end at, where there are two or more (make(merge) builds the program:
@@ -189,7 +181,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     auto const launch = [&](auto merge) {
       auto const program = make(merge);
       ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, reach});
-      launched(reach & (bit(strategy::naive) | bit(strategy::scan_reduce) | bit(strategy::peer_reduce)));
+      launched(reach & (strategy_bit(strategy::naive) | strategy_bit(strategy::scan_reduce) | strategy_bit(strategy::peer_reduce)));
     };
     if (has(strategy::scan_reduce)) launch(switch_merge{});
     else launch(peer_reduce_if{});
@@ -206,7 +198,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
       if (has(strategy::naive) && has(strategy::peer_reduce)) {
         auto const program = make(peer_reduce_if{});
         ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, reach});
-        launched(bit(strategy::naive) | bit(strategy::peer_reduce));
+        launched(strategy_bit(strategy::naive) | strategy_bit(strategy::peer_reduce));
         if (has(strategy::scan_reduce)) guarded(strategy::scan_reduce, blocks, direct_threads, 0, make(scan_reduce{}));
         return;
       }

@@ -447,8 +447,8 @@ void path_case(benchmark::State& state, input in, std::string part) {
   d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
   d::merge_lines const lines = d::sampled_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule_lines, reads, pk, vals);
   calm::line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : calm::line_merge_rule{};
-  unsigned const direct_bits = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::scan_reduce)) |
-                               (1u << static_cast<int>(calm::strategy::peer_reduce));
+  unsigned const direct_bits = calm::strategy_bit(calm::strategy::naive) | calm::strategy_bit(calm::strategy::scan_reduce) |
+                               calm::strategy_bit(calm::strategy::peer_reduce);
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
@@ -469,7 +469,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     }
     if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
-    if (tag == 5) d::launch_chosen(decided.data(), 1u << static_cast<int>(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 5) d::launch_chosen(decided.data(), calm::strategy_bit(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
   };
   auto const make_key = [&] {
     calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();

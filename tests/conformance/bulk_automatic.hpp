@@ -85,7 +85,7 @@ TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one
   unsigned reach = 0;
   std::string what = "launches of";
   for (strategy s : held) {
-    reach |= 1u << static_cast<int>(s);
+    reach |= calm::strategy_bit(s);
     what += std::string(" ") + calm::to_string(s);
   }
   CAPTURE(name, warp_size(), to_string(kind), n, what);
@@ -117,7 +117,7 @@ TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one
   check_chosen_direct<float>(
       kind, n, 4267, (what + ", in an order").c_str(),
       [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
-        calm::detail::launch_chosen(decided, reach & ~(1u << static_cast<int>(strategy::hot_key)), calm::plus{}, keys, vals, order.data(), n, table, bins,
+        calm::detail::launch_chosen(decided, reach & ~calm::strategy_bit(strategy::hot_key), calm::plus{}, keys, vals, order.data(), n, table, bins,
                                     calm::detail::identity_key{}, false, exec{});
       },
       warp_held);
@@ -147,7 +147,7 @@ TEST_CASE("automatic's shared naive/peer_reduce launch for 8-byte values: it run
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 3, 1001, 40003);
   CAPTURE(name, warp_size(), to_string(kind), n);
-  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  unsigned const reach = calm::strategy_bit(calm::strategy::naive) | calm::strategy_bit(calm::strategy::peer_reduce);
   check_chosen_direct<double>(kind, n, 4271, "shared naive/peer_reduce launch, 8-byte values", [&](calm::strategy const* decided, std::uint32_t const* keys, double const* vals,
                                                                                   double* table, index_t bins) {
     if (n > 0)  // bulk calls launch nothing for n = 0
@@ -160,7 +160,7 @@ TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const n = GENERATE(0, 3, 1001, 40003);
   CAPTURE(name, warp_size(), to_string(kind), n);
-  unsigned const reach = (1u << static_cast<int>(calm::strategy::naive)) | (1u << static_cast<int>(calm::strategy::peer_reduce));
+  unsigned const reach = calm::strategy_bit(calm::strategy::naive) | calm::strategy_bit(calm::strategy::peer_reduce);
   check_chosen_direct<float, std::uint64_t>(kind, n, 4283, "two naive/peer_reduce launches, 8-byte keys",
                                             [&](calm::strategy const* decided, std::uint64_t const* keys, float const* vals, float* table, index_t bins) {
                                               if (n > 0)  // bulk calls launch nothing for n = 0
@@ -188,7 +188,7 @@ TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decide
       INFO("reach " << calm::to_string(only) << ", decided " << calm::to_string(s));
       buffer<float> table(init);
       buffer<calm::strategy> decided(std::vector<calm::strategy>{s});
-      unsigned const reach = 1u << static_cast<int>(only);
+      unsigned const reach = calm::strategy_bit(only);
       calm::strategy const* d = decided.data();
       if (counting)
         calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), calm::detail::as_value_source<float>(calm::constant(1.0f)),
@@ -219,7 +219,7 @@ void check_overlapped_launches(keys_kind kind, int seed) {
   buffer<T> dv(vals);
   strategy const held[] = {strategy::naive, strategy::scan_reduce, strategy::peer_reduce, strategy::hot_key};
   unsigned reach = 0;
-  for (strategy s : held) reach |= 1u << static_cast<int>(s);
+  for (strategy s : held) reach |= calm::strategy_bit(s);
   for (strategy s : held) {
     INFO("decided " << calm::to_string(s) << ", " << sizeof(T) << "-byte values");
     buffer<T> table(init), copy(std::vector<T>(static_cast<std::size_t>(bins), T(0)));
