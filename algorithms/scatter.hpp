@@ -92,10 +92,11 @@ strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape 
   return s;
 }
 
+/// The direct scatters, which differ only in their merge (one launch behind a choice serves them: launch_chosen).
+constexpr unsigned direct_strategies = strategy_bit(strategy::naive) | strategy_bit(strategy::scan_reduce) | strategy_bit(strategy::peer_reduce);
 /// The strategies a choice finished on the device may run (launch_chosen launches each), as bits:
-/// the warp strategies naive, scan_reduce and peer_reduce, hot_key, the block-local three, cluster_privatize.
-constexpr unsigned device_choosable = strategy_bit(strategy::naive) | strategy_bit(strategy::scan_reduce) | strategy_bit(strategy::peer_reduce) |
-                                      strategy_bit(strategy::hot_key) | strategy_bit(strategy::privatize) | strategy_bit(strategy::privatize_peer_reduce) |
+/// the direct scatters, hot_key, the block-local three, cluster_privatize.
+constexpr unsigned device_choosable = direct_strategies | strategy_bit(strategy::hot_key) | strategy_bit(strategy::privatize) | strategy_bit(strategy::privatize_peer_reduce) |
                                       strategy_bit(strategy::privatize_adaptive) | strategy_bit(strategy::cluster_privatize);
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
@@ -181,7 +182,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     auto const launch = [&](auto merge) {
       auto const program = make(merge);
       ex.for_each_resident_block(blocks, direct_threads, 0, chosen_merge_program<std::decay_t<decltype(program)>>{decided, program, reach});
-      launched(reach & (strategy_bit(strategy::naive) | strategy_bit(strategy::scan_reduce) | strategy_bit(strategy::peer_reduce)));
+      launched(reach & direct_strategies);
     };
     if (has(strategy::scan_reduce)) launch(switch_merge{});
     else launch(peer_reduce_if{});

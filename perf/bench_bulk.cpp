@@ -447,8 +447,6 @@ void path_case(benchmark::State& state, input in, std::string part) {
   d::merge_lines const rule_lines = d::merge_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule, reach, pk, vals, nullptr);
   d::merge_lines const lines = d::sampled_lines_of<calm::default_exec, std::uint32_t, decltype(vals), T>(rule_lines, reads, pk, vals);
   calm::line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : calm::line_merge_rule{};
-  unsigned const direct_bits = calm::strategy_bit(calm::strategy::naive) | calm::strategy_bit(calm::strategy::scan_reduce) |
-                               calm::strategy_bit(calm::strategy::peer_reduce);
   auto const launches = [&](calm::default_exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<d::sample_meeting*>(ws);
     auto* const made = reinterpret_cast<calm::strategy*>(ws + meet_bytes);
@@ -463,7 +461,7 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     if (tag == 8)  // as full_overlap, with only the direct scatters behind the choice (no hot_key or block-local launch)
-      d::launch_chosen(made, reach & direct_bits, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+      d::launch_chosen(made, reach & d::direct_strategies, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     if (tag == 9) {  // as full_overlap, the sampling replaced by one block that writes the choice
       e.for_each_block(1, 32, 0, write_choice{made, choice});
       d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
