@@ -64,6 +64,10 @@ CALM_HD inline strategy settled_choice(strategy const* decided) { return *static
 /// for). A chosen block still waits for the launch before it: in a variant that ran at once, calls
 /// where hot_key is best took 0.3-3.3 us longer (medians of three held-out runs on an H200), where this
 /// one was within 0.5 us of launches that did not overlap (perf/results/cuda-h200-2026-11-29-chosen-launch-overlap.md).
+/// Where the launches end as one (`as_one`: recorded into a graph, which ends when all of its launches
+/// have ended: launches_end_as_one), a block not chosen ends at once wherever the chosen launch is: a
+/// launch after the chosen one then no longer ends after it, about 1 us a call where a direct scatter
+/// runs with hot_key's launch after it (perf/results/cuda-h200-2026-12-01-graph-tail.md).
 template <class Program>
 struct chosen_program {
   strategy const* decided;
@@ -71,6 +75,7 @@ struct chosen_program {
   Program program;
   bool settled = false;  ///< the choice was final when this launch began (not the first behind it)
   unsigned earlier = 0;  ///< the strategies launched before this one behind the same choice (bits)
+  bool as_one = false;   ///< the launches end as one: no block not chosen waits
   /// the program's register cap, if it asks for one (core/launch.hpp)
   static constexpr int resident_1024_blocks = resident_1024_blocks_of<Program>::value;
   static constexpr int resident_512_blocks = resident_512_blocks_of<Program>::value;
@@ -81,7 +86,7 @@ struct chosen_program {
     if (!settled) blk.await_prior_launch();
     strategy const s = settled ? settled_choice(decided) : *decided;
     if (s != id) {
-      if (settled && reaches(earlier, s)) blk.await_prior_launch();
+      if (settled && !as_one && reaches(earlier, s)) blk.await_prior_launch();
       return;
     }
     if (settled) blk.await_prior_launch();
@@ -153,10 +158,26 @@ struct chosen_merge_program {
 };
 
 /// chosen_program: `settled` for every launch behind the choice but the first, `earlier` the strategies
-/// launched before it.
+/// launched before it, `as_one` where the launches end as one (launches_end_as_one).
 template <class Program>
-chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program, bool settled = false, unsigned earlier = 0) {
-  return {decided, id, program, settled, earlier};
+chosen_program<Program> run_if_chosen(strategy const* decided, strategy id, Program const& program, bool settled = false, unsigned earlier = 0,
+                                      bool as_one = false) {
+  return {decided, id, program, settled, earlier, as_one};
+}
+
+template <class Exec, class = void>
+struct has_ends_as_one : std::false_type {};
+template <class Exec>
+struct has_ends_as_one<Exec, std::void_t<decltype(std::declval<Exec const&>().ends_as_one)>> : std::true_type {};
+
+/// Whether the launches made through ex end as one (the exec's ends_as_one, where it has one: CUDA while
+/// a call's launches are recorded into a graph, whose end waits for every launch in it; core/exec.hpp).
+/// Elsewhere false: the stream's next work waits for the last launch alone, so none may end before the
+/// chosen one.
+template <class Exec>
+bool launches_end_as_one(Exec const& ex) {
+  if constexpr (has_ends_as_one<Exec>::value) return ex.ends_as_one;
+  else return false;
 }
 
 template <class Exec, class = void>

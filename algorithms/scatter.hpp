@@ -155,7 +155,9 @@ merge_lines sampled_lines_of(merge_lines rule_lines, unsigned reads, K const* ke
 /// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
 /// all; and the chosen launch lets those after it be placed while it runs (chosen_program): on an H200,
 /// calls whose best is a direct scatter with hot_key's launch after it took 0.5-1.2 us less, hist_u32
-/// sorted into 300,000 entries at 2^24 keys 1.3 us). One launch per strategy, not one
+/// sorted into 300,000 entries at 2^24 keys 1.3 us; where the launches end as one, in a recorded graph, the
+/// blocks of those after the chosen one end at once too: 1.0 us less a call on an H200 over 34 held-out inputs
+/// at 2^24 keys, perf/results/cuda-h200-2026-12-01-graph-tail.md). One launch per strategy, not one
 /// program over all: a fused kernel takes the registers of its heaviest program, and on an H100 that
 /// halved the occupancy of naive and privatize (20-200 us more per call, measured).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
@@ -166,9 +168,10 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   // strategies they run
   bool settled = false;
   unsigned earlier = 0;
+  bool const as_one = launches_end_as_one(ex);
   auto const launched = [&](unsigned strategies) { settled = true, earlier |= strategies; };
   auto const guarded = [&](strategy s, index_t blocks, int threads, std::size_t bytes, auto const& program) {
-    ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program, settled, earlier));
+    ex.for_each_resident_block(blocks, threads, bytes, run_if_chosen(decided, s, program, settled, earlier, as_one));
     launched(strategy_bit(s));
   };
   // naive, scan_reduce and peer_reduce: direct scatters that differ only in the merge, so one launch
@@ -258,7 +261,8 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
         cluster_options const copt{};
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
         cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
-        launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program, settled, earlier), plan, n, copt.threads, cluster_bytes<T>(plan), form, ex);
+        launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program, settled, earlier, as_one), plan, n, copt.threads,
+                        cluster_bytes<T>(plan), form, ex);
       }
     }
   });

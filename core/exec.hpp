@@ -40,6 +40,9 @@ namespace calm {
 //                                   recorded for the key make_key() returns (core/launch_key.hpp,
 //                                   built only where it is looked up), recording it if due, and
 //                                   returns false where it launched nothing (the caller launches)
+//   e.ends_as_one                   whether the launches made through e end as one (optional; CUDA,
+//                                   true in the e' a recording gives launches): the stream's next
+//                                   work waits for all of them, not only for the last
 
 /// Kinds of device with a tree of their own for the automatic choice (algorithms/choose.hpp).
 enum class device_family { host, nvidia_gpu, amd_gpu };

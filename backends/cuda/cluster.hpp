@@ -101,6 +101,10 @@ struct exec : gpu::exec<warp, runtime> {
   /// Whether a call repeated with the same arguments may launch the graph recorded for it (off: every
   /// call launches its kernels one by one, as the first does).
   bool launch_graphs = true;
+  /// Whether the launches made through this exec end as one: set by launch_recorded on the copy whose
+  /// launches it records into a graph, which ends only when every launch in it has ended (a stream's
+  /// next work waits for the whole graph), so that no launch need wait to end after another.
+  bool ends_as_one = false;
   template <class Exec, class MakeKey, class Launches>
   static bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
     return cuda::launch_recorded(ex, make_key, bytes, launches);

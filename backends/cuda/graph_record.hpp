@@ -136,6 +136,7 @@ bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes,
       detail::recording r;
       Exec e = ex;
       e.stream = r.stream();
+      e.ends_as_one = true;  // the graph ends when all of its launches have
       launches(e, static_cast<unsigned char*>(g.workspace));
       g.exec = r.instantiate();
     } catch (error const&) {  // launch as before, for this key

@@ -207,6 +207,18 @@ TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decide
 // waits only for the last. A copy launched right after the call, with no wait between, must see the
 // whole table, whichever launch ran it: first, in the middle or last.
 namespace calm_test {
+/// dst[i] = src[i] for i < count, launched on the default exec's stream after what is already there.
+template <class T>
+void copy_after(T const* src, T* dst, index_t count) {
+  int const threads = 256;
+  for_each_block((count + threads - 1) / threads, threads, 0, CALM_LAMBDA(auto const& blk) {
+    blk.for_each_warp([&](auto const& w, auto tid) {
+      auto const i = blk.index() * blk.threads() + tid;
+      calm::when(w, i < count, [&](auto const& l) { calm::store(l, dst, i, calm::load(l, src, i)); });
+    });
+  });
+}
+
 template <class T>
 void check_overlapped_launches(keys_kind kind, int seed) {
   using calm::strategy;
@@ -227,15 +239,7 @@ void check_overlapped_launches(keys_kind kind, int seed) {
     calm::detail::launch_chosen(static_cast<strategy const*>(decided.data()), reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
                                 static_cast<T const*>(dv.data()), nullptr, n, table.data(), bins, calm::detail::identity_key{}, false,
                                 calm::detail::overlapping(exec{}));
-    T const* src = table.data();
-    T* dst = copy.data();
-    int const threads = 256;
-    for_each_block((bins + threads - 1) / threads, threads, 0, CALM_LAMBDA(auto const& blk) {
-      blk.for_each_warp([&](auto const& w, auto tid) {
-        auto const i = blk.index() * blk.threads() + tid;
-        calm::when(w, i < bins, [&](auto const& l) { calm::store(l, dst, i, calm::load(l, src, i)); });
-      });
-    });
+    copy_after(static_cast<T const*>(table.data()), copy.data(), bins);
     synchronize();
     verify_scatter<calm::plus, T>(init, keys, vals, copy.download(), "the table as the next launch read it");
   }
@@ -673,5 +677,45 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
   // seen before, in another test on buffers at the same addresses, may start sooner)
   CHECK(calm::cuda::recorded_graph_launches() - launched >= 2u * static_cast<unsigned>(round - 1));
 #endif
+}
+
+// Where the launches are recorded into a graph (CUDA, from a call's second repeat), those not chosen end
+// at once, wherever the chosen one is (launches_end_as_one): the graph still ends only with the chosen one,
+// so a copy launched right after the call, with no wait between, must see the whole table. every_group_tree
+// over 70,001 entries reaches the shared direct launch, hot_key's launch and cluster_privatize's after it.
+TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next launch sees the whole table of the strategy chosen", "[bulk]") {
+  using namespace calm_test;
+  index_t const n = (index_t(3) << 20) + 5, bins = 70001;  // long enough that an early end would show
+  exec const ex{};
+  calm::tree_view const tree = calm::view_of(every_group_tree);
+  buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
+  buffer<float> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins)), copy(static_cast<std::size_t>(bins));
+  buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
+  calm::scatter_options opt;
+  opt.chosen = chosen.data();
+  auto g = rng(4391);
+  unsigned ran = 0;  // the strategies chosen (bits)
+  for (keys_kind kind : {keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::one}) {
+    auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
+    auto const vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
+    auto const init = random_operands<calm::plus, float>(static_cast<std::size_t>(bins), g);
+    dk.upload(keys);
+    dv.upload(vals);
+    for (int call = 0; call < 3; ++call) {  // the same arguments: recorded at the second, launched from the graph from then on
+      table.upload(init);
+      calm::strategy const s = calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
+                                                          calm::detail::identity_key{}, opt, ex);
+      copy_after(static_cast<float const*>(table.data()), copy.data(), bins);
+      synchronize();
+      calm::strategy const decided = chosen.download()[0];
+      INFO(to_string(kind) << ", call " << call << ": " << calm::to_string(decided) << " chosen");
+      CHECK(s == calm::strategy::automatic);
+      ran |= calm::strategy_bit(decided);
+      verify_scatter<calm::plus, float>(init, keys, vals, copy.download(), "the table as the next launch read it");
+    }
+  }
+  // a direct scatter with launches after it, and hot_key with one after it
+  CHECK(calm::reaches(ran, calm::strategy::naive));
+  CHECK(calm::reaches(ran, calm::strategy::hot_key));
 }
 
