@@ -10,7 +10,9 @@ namespace calm {
 
 /// Everything a recorded launch depends on, appended field by field: two calls with equal keys
 /// launch the same kernels with the same parameters. Fields are trivially copyable values; a struct
-/// with padding may differ in its padding, which costs a missed reuse, never a wrong one.
+/// with padding may differ in its padding, which costs a missed reuse, never a wrong one. An empty
+/// type (identity_key) holds no value and adds nothing: its one byte is not copied with it, so it
+/// differed from call to call, and a call repeated with the same arguments missed its recorded graph.
 class launch_key {
  public:
   /// Starts the key with the identity of the types Ts (one per instantiation of the caller).
@@ -24,9 +26,11 @@ class launch_key {
   template <class T>
   launch_key& add(T const& value) {
     static_assert(std::is_trivially_copyable<T>::value, "launch_key: fields must be trivially copyable");
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    bytes_.append(bytes, sizeof(T));
+    if constexpr (!std::is_empty<T>::value) {
+      char bytes[sizeof(T)];
+      std::memcpy(bytes, &value, sizeof(T));
+      bytes_.append(bytes, sizeof(T));
+    }
     return *this;
   }
   std::string const& bytes() const { return bytes_; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "../support/bulk_check.hpp"
@@ -679,8 +680,21 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
 #endif
 }
 
+// A bulk call's launch key (core/launch_key.hpp) holds its arguments' bytes; an empty key map
+// (identity_key) holds none, so whatever its one byte holds, equal calls must give equal keys.
+TEST_CASE("launch_key: an empty type adds nothing, so equal arguments give equal keys", "[bulk]") {
+  calm::detail::identity_key a, b;
+  unsigned char const seven = 7, nine = 9;
+  std::memcpy(static_cast<void*>(&a), &seven, 1);
+  std::memcpy(static_cast<void*>(&b), &nine, 1);
+  auto const key = [](calm::detail::identity_key const& k, int n) { return calm::launch_key::of<int>().add(n).add(k).add(n).bytes(); };
+  CHECK(key(a, 5) == key(b, 5));
+  CHECK(key(a, 5) != key(a, 6));
+  CHECK(key(a, 5).size() == calm::launch_key::of<int>().add(5).add(5).bytes().size());
+}
+
 // Where the launches are recorded into a graph (CUDA, from a call's second repeat), those not chosen end
-// at once, wherever the chosen one is (launches_end_as_one): the graph still ends only with the chosen one,
+// at once, wherever the chosen one is (launches_end_as_one): the graph ends only when every launch in it has,
 // so a copy launched right after the call, with no wait between, must see the whole table. every_group_tree
 // over 70,001 entries reaches the shared direct launch, hot_key's launch and cluster_privatize's after it.
 TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next launch sees the whole table of the strategy chosen", "[bulk]") {
@@ -695,6 +709,9 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
   opt.chosen = chosen.data();
   auto g = rng(4391);
   unsigned ran = 0;  // the strategies chosen (bits)
+#if defined(CALM_BACKEND_CUDA)
+  std::uint64_t const launched = calm::cuda::recorded_graph_launches();
+#endif
   for (keys_kind kind : {keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::one}) {
     auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
     auto const vals = random_operands<calm::plus, float>(static_cast<std::size_t>(n), g);
@@ -717,5 +734,8 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
   // a direct scatter with launches after it, and hot_key with one after it
   CHECK(calm::reaches(ran, calm::strategy::naive));
   CHECK(calm::reaches(ran, calm::strategy::hot_key));
+#if defined(CALM_BACKEND_CUDA)
+  CHECK(calm::cuda::recorded_graph_launches() - launched >= 8u);  // the second and third call of each kind ran the graph
+#endif
 }
 
