@@ -103,7 +103,9 @@ struct exec : gpu::exec<warp, runtime> {
   bool launch_graphs = true;
   /// Whether the launches made through this exec end as one: set by launch_recorded on the copy whose
   /// launches it records into a graph, which ends only when every launch in it has ended (a stream's
-  /// next work waits for the whole graph), so that no launch need wait to end after another.
+  /// next work waits for the whole graph), so that no launch need wait to end after another. Set on
+  /// an exec whose launches go to a stream one by one, the stream's next work could begin before the
+  /// chosen launch ends: leave it to launch_recorded.
   bool ends_as_one = false;
   template <class Exec, class MakeKey, class Launches>
   static bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
