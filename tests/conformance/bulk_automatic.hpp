@@ -714,8 +714,8 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
 #endif
   for (keys_kind kind : {keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::one}) {
     auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
-    // hot: half the keys on key 0 put the block level on the tree's 0.5 (hot_key or peer_reduce by the draw);
-    // three quarters put it, and the clustering, well inside hot_key's leaf
+    // hot: half the keys on key 0 put the block level on the tree's 0.5 (peer_reduce or the leaf that runs as
+    // hot_key, by the draw); three quarters put it, and the clustering, well inside that leaf (node 11)
     if (kind == keys_kind::hot)
       for (auto& k : keys)
         if (k < static_cast<std::uint32_t>(bins) && (g() & 1)) k = 0;
