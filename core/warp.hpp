@@ -145,10 +145,12 @@ template <class Warp, class Scope, class T>
 CALM_HD T atomic_load(Warp const& w, Scope s, T const* addr) {
   return w.atomic_load(s, addr);
 }
-/// A fence at the given scope (scope::device: sequentially consistent for the device): this lane's
-/// memory operations before it are seen by other threads before those after it. Paired with an atomic
-/// that another thread reads (a ticket, a flag) and a fence on that thread, it hands plain writes
-/// over to it, as in a last-block-done reduction.
+/// A fence at the given scope, acquire and release (no more: on CUDA fence.acq_rel, not __threadfence's
+/// sequentially consistent fence.sc; the host's is seq_cst): this lane's memory operations before it are
+/// seen by other threads before those after it. Paired with an atomic that another thread reads (a
+/// ticket, a flag) and a fence on that thread, it hands plain writes over to it, as in a last-block-done
+/// reduction. It does not order a store before a later load of another address against another thread's
+/// store and load (the store-buffering pattern): no calm algorithm needs that.
 template <class Warp, class Scope>
 CALM_HD void fence(Warp const& w, Scope s) {
   w.fence(s);
