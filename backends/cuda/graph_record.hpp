@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <vector>
 
 #include "../../core/error.hpp"
 #include "../../core/launch_key.hpp"
@@ -27,16 +28,26 @@ struct recorded_graph {
 };
 
 /// The recorded graphs of the process, most_graphs keys at most (the least recently used goes first).
-/// Never destroyed: at exit the CUDA runtime may be gone before it.
+/// Never destroyed: at exit the CUDA runtime may be gone before it. Kept in one array, each with its
+/// key's hash: a lookup compares hashes, then bytes, with no key made on the heap (launch_key).
 struct graph_cache {
   static constexpr std::size_t most_graphs = 64;
+  struct entry {
+    std::size_t hash = 0;
+    std::string key;
+    recorded_graph graph;
+  };
   std::mutex lock;
-  std::unordered_map<std::string, recorded_graph> graphs;
+  std::vector<entry> graphs;  ///< most_graphs reserved: an entry stays where it is until one is evicted
   std::uint64_t clock = 0;
   std::uint64_t launched = 0;  ///< launches of recorded graphs so far (for tests)
 
   static graph_cache& get() {
-    static graph_cache* const cache = new graph_cache;
+    static graph_cache* const cache = [] {
+      auto* c = new graph_cache;
+      c->graphs.reserve(most_graphs);
+      return c;
+    }();
     return *cache;
   }
   static void drop(recorded_graph& g) noexcept {
@@ -47,13 +58,23 @@ struct graph_cache {
     }
     g = recorded_graph{};
   }
+  /// The graph recorded for `key`, a new one (room made first) if none is (call with lock held).
+  recorded_graph& find_or_add(launch_key const& key) {
+    std::size_t const h = key.hash();
+    std::string_view const bytes = key.view();
+    for (auto& e : graphs)
+      if (e.hash == h && e.key == bytes) return e.graph;
+    if (graphs.size() >= most_graphs) evict_one();
+    graphs.push_back(entry{h, std::string(bytes), recorded_graph{}});
+    return graphs.back().graph;
+  }
   /// Makes room for one more key (call with lock held).
   void evict_one() {
     auto oldest = graphs.end();
     for (auto it = graphs.begin(); it != graphs.end(); ++it)
-      if (oldest == graphs.end() || it->second.last < oldest->second.last) oldest = it;
+      if (oldest == graphs.end() || it->graph.last < oldest->graph.last) oldest = it;
     if (oldest != graphs.end()) {
-      drop(oldest->second);
+      drop(oldest->graph);
       graphs.erase(oldest);
     }
   }
@@ -118,14 +139,10 @@ bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes,
   CALM_CUDA_CHECK(cudaGetDevice(&device));
   launch_key full = make_key();
   full.add(device).add(ex.stream).add(bytes);
+  if (!full.complete()) return false;  // a key too long names no call: launched as usual
   auto& cache = detail::graph_cache::get();
   std::lock_guard<std::mutex> hold(cache.lock);
-  auto found = cache.graphs.find(full.bytes());
-  if (found == cache.graphs.end()) {
-    if (cache.graphs.size() >= detail::graph_cache::most_graphs) cache.evict_one();
-    found = cache.graphs.emplace(full.bytes(), detail::recorded_graph{}).first;
-  }
-  detail::recorded_graph& g = found->second;
+  detail::recorded_graph& g = cache.find_or_add(full);
   g.last = ++cache.clock;
   if (g.failed) return false;
   if (g.seen < 2 && ++g.seen < 2) return false;  // counts to 2 and stays

@@ -693,6 +693,33 @@ TEST_CASE("launch_key: an empty type adds nothing, so equal arguments give equal
   CHECK(key(a, 5).size() == calm::launch_key::of<int>().add(5).add(5).bytes().size());
 }
 
+// The key keeps its bytes in itself (no heap): they are the fields in order, its hash is theirs, and a key
+// whose fields outgrow its capacity is not complete (it names no call, so nothing is recorded for it).
+TEST_CASE("launch_key: the fields' bytes in order, their hash, and a key too long is not complete", "[bulk]") {
+  std::uint32_t const x = 0x01020304u;
+  double const y = 2.5;
+  calm::launch_key k = calm::launch_key::of<float>();
+  std::size_t const start = k.view().size();
+  CHECK(start == sizeof(void*));  // the types' tag
+  k.add(x).add(y);
+  REQUIRE(k.view().size() == start + sizeof x + sizeof y);
+  CHECK(std::memcmp(k.view().data() + start, &x, sizeof x) == 0);
+  CHECK(std::memcmp(k.view().data() + start + sizeof x, &y, sizeof y) == 0);
+  CHECK(k.bytes() == std::string(k.view()));
+  CHECK(k.hash() == std::hash<std::string_view>{}(k.view()));
+  CHECK(k.hash() == calm::launch_key::of<float>().add(x).add(y).hash());
+  CHECK(k.view() != calm::launch_key::of<double>().add(x).add(y).view());  // another instantiation, another tag
+  CHECK(k.complete());
+  calm::launch_key full = calm::launch_key::of<float>();
+  std::uint64_t filler = 0;
+  while (full.view().size() + sizeof filler <= calm::launch_key::capacity) full.add(++filler);
+  CHECK(full.complete());
+  std::size_t const at_most = full.view().size();
+  full.add(++filler);  // one field more than fits
+  CHECK_FALSE(full.complete());
+  CHECK(full.view().size() == at_most);  // nothing written past the capacity
+}
+
 // Where the launches are recorded into a graph (CUDA, from a call's second repeat), those not chosen end
 // at once, wherever the chosen one is (launches_end_as_one): the graph ends only when every launch in it has,
 // so a copy launched right after the call, with no wait between, must see the whole table. every_group_tree
