@@ -159,7 +159,7 @@ struct warp {
   template <class Scope, class T>
   __device__ T atomic_load(Scope s, T const* addr) const { return atomic_read(s, addr); }
   // acquire-release, not __threadfence's sequential consistency (fence.sc.gpu): enough to hand writes over
-  // through a ticket or flag (core/warp.hpp); the sampling's meeting waits on it twice a call, 0.1-0.2 us less a call on an
+  // through a ticket or flag (core/warp.hpp); the sampling's meeting waits on it twice a call, 0.06-0.16 us less a call on an
   // H200 than __threadfence (perf/results/cuda-h200-2026-12-02-fence-ab.json)
   __device__ void fence(scope::device) const { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
   __device__ void fence(scope::block_local) const { __threadfence_block(); }
