@@ -42,12 +42,7 @@ __global__ void cluster_kernel(Body body) {
 }  // namespace detail
 
 /// Whether this device launches clusters (compute capability 9.0 and newer).
-inline bool clusters_supported() {
-  int dev = 0, ok = 0;
-  CALM_CUDA_CHECK(cudaGetDevice(&dev));
-  CALM_CUDA_CHECK(cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, dev));
-  return ok != 0;
-}
+inline bool clusters_supported() { return runtime::device_attribute<cudaDevAttrClusterLaunch>() != 0; }
 
 /// body(cluster_block) for as many clusters of `cluster_size` blocks as run at once (at most
 /// max_clusters), each block with `threads` threads (fewer if the program's registers demand it) and

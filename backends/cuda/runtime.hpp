@@ -25,29 +25,43 @@ struct runtime {
     cudaError_t const e = cudaGetLastError();
     if (e != cudaSuccess) detail::check(e, what, __FILE__, __LINE__);
   }
-  /// The opt-in limit (227 KB on sm_90), not the 48 KB default: allow_shared_bytes raises a kernel's.
   static int current_device() {
     int dev = 0;
     CALM_CUDA_CHECK(cudaGetDevice(&dev));
     return dev;
   }
+  /// Attribute `Attr` of the current device, asked of the runtime once per device (a device's attributes
+  /// do not change; host threads may ask at once). A repeated bulk call asks for the block-local limit
+  /// before it launches (the table's fit, and each cluster_privatize leaf of the walk it carries), so
+  /// each runtime call there would be the call's time.
+  template <cudaDeviceAttr Attr>
+  static int device_attribute() {
+    static std::atomic<int> known[64] = {};  // the attribute + 1; 0: not asked
+    int const dev = current_device();
+    if (dev < 0 || dev >= 64) {
+      int v = 0;
+      CALM_CUDA_CHECK(cudaDeviceGetAttribute(&v, Attr, dev));
+      return v;
+    }
+    int k = known[dev].load(std::memory_order_relaxed);
+    if (k == 0) {
+      int v = 0;
+      CALM_CUDA_CHECK(cudaDeviceGetAttribute(&v, Attr, dev));
+      k = v + 1;
+      known[dev].store(k, std::memory_order_relaxed);
+    }
+    return k - 1;
+  }
+  /// The opt-in limit (227 KB on sm_90), not the 48 KB default: allow_shared_bytes raises a kernel's.
   static std::size_t max_block_shared_bytes() {
-    int dev = 0, optin = 0;
-    CALM_CUDA_CHECK(cudaGetDevice(&dev));
-    CALM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    return static_cast<std::size_t>(optin);
+    return static_cast<std::size_t>(device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>());
   }
   template <class Kernel>
   static void allow_shared_bytes(Kernel kernel, std::size_t bytes) {
     if (bytes > 48 * 1024)
       CALM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   }
-  static int multiprocessors() {
-    int dev = 0, sms = 0;
-    CALM_CUDA_CHECK(cudaGetDevice(&dev));
-    CALM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms;
-  }
+  static int multiprocessors() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
   template <class Kernel>
   static int occupancy(Kernel kernel, int threads, std::size_t shared_bytes) {
     int blocks = 0;
@@ -57,17 +71,7 @@ struct runtime {
   /// Whether the current device launches kernels that overlap the launch before them (programmatic
   /// dependent launch: compute capability 9.0 and newer), asked once per device.
   static bool overlapping_launches() {
-    static std::atomic<int> known[64] = {};  // 0: not asked, 1: no, 2: yes (host threads may ask at once)
-    int const dev = current_device();
-    if (dev < 0 || dev >= 64) return false;
-    int k = known[dev].load(std::memory_order_relaxed);
-    if (k == 0) {
-      int major = 0;
-      CALM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-      k = major >= 9 ? 2 : 1;
-      known[dev].store(k, std::memory_order_relaxed);
-    }
-    return k == 2;
+    return device_attribute<cudaDevAttrComputeCapabilityMajor>() >= 9;
   }
   /// kernel<<<grid, threads, bytes, s>>>(args...); with overlap (on a device that has it) the launch
   /// may begin while the one before it on s ends: the kernel must call await_prior_launch() before it
