@@ -38,16 +38,15 @@ struct runtime {
   static int device_attribute() {
     static std::atomic<int> known[64] = {};  // the attribute + 1; 0: not asked
     int const dev = current_device();
-    if (dev < 0 || dev >= 64) {
+    auto const ask = [dev] {
       int v = 0;
       CALM_CUDA_CHECK(cudaDeviceGetAttribute(&v, Attr, dev));
       return v;
-    }
+    };
+    if (dev < 0 || dev >= 64) return ask();
     int k = known[dev].load(std::memory_order_relaxed);
     if (k == 0) {
-      int v = 0;
-      CALM_CUDA_CHECK(cudaDeviceGetAttribute(&v, Attr, dev));
-      k = v + 1;
+      k = ask() + 1;
       known[dev].store(k, std::memory_order_relaxed);
     }
     return k - 1;
