@@ -208,9 +208,10 @@ struct collision_sample_program {
   KeyMap key_map;
   sample_meeting* meet = nullptr;  // nullptr: totals per group, no finish
   Finish finish = {};
-  /// Whether the block level is counted (each key among the group's keys: about 2 us of a sampling
-  /// on an H100, measured with and without it). Off, the group's block_sum and blocks are 0: for a
-  /// choice whose walk does not read the block level (bulk_scatter).
+  /// Whether the block level is counted (each warp's distinct keys with their counts among the warp's
+  /// distinct keys of the group; counting each key among all of the group's keys took about 2 us of a
+  /// sampling on an H100). Off, the group's block_sum and blocks are 0: for a choice whose walk does
+  /// not read the block level (bulk_scatter).
   bool block_level = true;
   /// The line repeats of a direct scatter, where lines.vec > 0: for collision_stats (its options' layout),
   /// for line_merge_rule and for a walk that reads feature::line_repeats (bulk_scatter).
@@ -219,12 +220,17 @@ struct collision_sample_program {
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
   enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, merge_repeats, merge_warps, last, counters_used };
-  static_assert(counters_used * sizeof(std::uint32_t) <= 64, "the counters fit the 64 bytes sample_block_bytes gives them");
+  static_assert(counters_used <= 16, "the counters fit the 64 bytes sample_block_bytes gives them");
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     index_t* const skeys = blk.template scratch<index_t>();  // block_items keys (-1: none), then the counters
     std::uint32_t* const c = reinterpret_cast<std::uint32_t*>(skeys + block_items);
+    // for the block level: each warp's distinct keys from its first slot on (block_items slots: a key,
+    // then its count in the warp), and how many each warp has (one count per warp)
+    index_t* const dkeys = reinterpret_cast<index_t*>(c + 16);
+    std::uint32_t* const dcount = reinterpret_cast<std::uint32_t*>(dkeys + block_items);
+    std::uint32_t* const wdistinct = dcount + block_items;
     index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
     int const items = block_items;
     sample_meeting* const m = meet;
@@ -238,7 +244,10 @@ struct collision_sample_program {
     blk.for_each_warp([&](auto const& w, auto t) { when(w, t < int(counters_used), [&](auto const& l) { store(l, c, t, 0u); }); });
     blk.sync();
     auto const add = [c](auto const& l, counter at, int v) { atomic_update(l, plus{}, scope::block_local{}, c + at, static_cast<std::uint32_t>(v)); };
+    bool const count_block = block_level;
     blk.for_each_warp([&](auto const& w, auto t) {
+      constexpr int lanes_per_warp = std::decay_t<decltype(w)>::size;
+      auto const warp_at = map([](int tt) { return tt / lanes_per_warp; }, t);  // uniform over the warp
       auto const i = map([first](int tt) { return first + tt; }, t);
       auto const valid = map([nn](index_t ii) { return ii < nn; }, i);
       // every lane loads (an invalid lane key 0, which exists as n > 0), then keeps -1 where it has no key in the table
@@ -248,6 +257,7 @@ struct collision_sample_program {
       store(w, skeys, t, key);
       int const lanes = popc(w, ballot(w, valid));
       int const in_lanes = popc(w, ballot(w, in));
+      if (count_block && in_lanes == 0) when(w, elect_leader(w), [&](auto const& l) { store(l, wdistinct, warp_at, 0u); });
       if (lanes == 0) return;
       when(w, elect_leader(w), [&](auto const& l) {
         add(l, sampled, lanes);
@@ -261,6 +271,12 @@ struct collision_sample_program {
         for (int b = count_top_bit<std::decay_t<decltype(w)>::size>; b >= 0; --b)
           if (any(v, mult >= (top | (1 << b)))) top |= 1 << b;
         auto const repeat = (peers & lanes_lt(v)) != 0;
+        auto const firsts = ballot(v, !repeat);  // one lane per distinct key of the warp
+        if (count_block) when(v, !repeat, [&](auto const& u) {
+          auto const slot = map([](int at, int rank) { return at * lanes_per_warp + rank; }, warp_at, popc(u, firsts & lanes_lt(u)));
+          store(u, dkeys, slot, key);
+          store(u, dcount, slot, map([](auto m) { return static_cast<std::uint32_t>(m); }, mult));
+        });
         auto const in_mask = ballot(v, true);
         auto const prev = shuffle_up(v, key, 1);
         auto const lane = lane_id(v);
@@ -290,6 +306,7 @@ struct collision_sample_program {
           add(l, distinct, fresh);
           add(l, in_items, in_lanes);
           add(l, lines, line_count);
+          if (count_block) store(l, wdistinct, warp_at, static_cast<std::uint32_t>(popc(l, firsts)));
         });
       });
     });
@@ -321,17 +338,25 @@ struct collision_sample_program {
         when(u, elect_leader(u), [&](auto const& l) { add(l, merge_warps, 1); });
       });
     });
-    // the block's maximal collision factor: each lane counts its key among the group's keys
-    if (block_level) blk.for_each_warp([&](auto const& w, auto t) {
-      auto const mine = load(w, skeys, t);
-      when(w, mine >= 0, [&](auto const& u) {
+    // the block's maximal collision factor: each warp's distinct key sums its counts in every warp (as
+    // many steps as the group has warp-distinct keys: a few where equal keys crowd the warps, not 256)
+    if (count_block) blk.for_each_warp([&](auto const& w, auto t) {
+      constexpr int lanes_per_warp = std::decay_t<decltype(w)>::size;
+      int const warps_in = (items + lanes_per_warp - 1) / lanes_per_warp;
+      auto const has = map([wdistinct](int tt) { return static_cast<std::uint32_t>(tt % lanes_per_warp) < wdistinct[tt / lanes_per_warp]; }, t);
+      when(w, has, [&](auto const& u) {
         auto const mult = map(
-            [skeys, items](index_t kk) {
+            [dkeys, dcount, wdistinct, warps_in](index_t kk) {
               std::uint32_t m = 0;
-              for (int j = 0; j < items; ++j) m += skeys[j] == kk;
+              for (int ww = 0; ww < warps_in; ++ww) {
+                index_t const* const wk = dkeys + ww * lanes_per_warp;
+                std::uint32_t const* const wc = dcount + ww * lanes_per_warp;
+                std::uint32_t const count = wdistinct[ww];
+                for (std::uint32_t j = 0; j < count; ++j) m += wk[j] == kk ? wc[j] : 0u;
+              }
               return m;
             },
-            mine);
+            load(u, dkeys, t));
         atomic_update(u, max{}, scope::block_local{}, c + most, mult);
       });
     });
@@ -408,8 +433,12 @@ sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample
   return p;
 }
 
-/// Block-local bytes of a sampling block: its keys, then its counters.
-inline std::size_t sample_block_bytes(sample_plan const& p) { return static_cast<std::size_t>(p.block_items) * sizeof(index_t) + 64; }
+/// Block-local bytes of a sampling block: its keys, its counters, then each warp's distinct keys,
+/// their counts and how many each warp has (the block level's).
+inline std::size_t sample_block_bytes(sample_plan const& p) {
+  std::size_t const items = static_cast<std::size_t>(p.block_items);
+  return items * sizeof(index_t) + 64 + items * (sizeof(index_t) + sizeof(std::uint32_t)) + (items + 1) * sizeof(std::uint32_t);
+}
 
 /// Launches the sampling of plan (groups > 0) on ex: group g's totals to totals[g]; distinct keys
 /// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. With a meeting place
