@@ -186,6 +186,9 @@ struct merge_lines {
 /// The line repeats a sampling's summed totals hold.
 CALM_HD inline line_repeats line_repeats_of(collision_totals const& t) { return {t.line_repeats, t.line_warps}; }
 
+/// The 4-byte counter words of a sampling block, after its keys in block-local memory.
+constexpr int sample_counter_words = 16;
+
 /// Where the blocks of a sampling finished on the device meet: the sum of their groups' totals and the
 /// tickets they took. Zero before the launch; the last block leaves it zero again.
 struct sample_meeting {
@@ -208,10 +211,10 @@ struct collision_sample_program {
   KeyMap key_map;
   sample_meeting* meet = nullptr;  // nullptr: totals per group, no finish
   Finish finish = {};
-  /// Whether the block level is counted (each warp's distinct keys with their counts among the warp's
-  /// distinct keys of the group; counting each key among all of the group's keys took about 2 us of a
-  /// sampling on an H100). Off, the group's block_sum and blocks are 0: for a choice whose walk does
-  /// not read the block level (bulk_scatter).
+  /// Whether the block level is counted (each lane's key among the group's keys, or, where at most
+  /// half of them are warp-distinct, each warp's distinct keys summed over the warps: see below). Off,
+  /// the group's block_sum and blocks are 0: for a choice whose walk does not read the block level
+  /// (bulk_scatter).
   bool block_level = true;
   /// The line repeats of a direct scatter, where lines.vec > 0: for collision_stats (its options' layout),
   /// for line_merge_rule and for a walk that reads feature::line_repeats (bulk_scatter).
@@ -220,7 +223,7 @@ struct collision_sample_program {
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
   enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, merge_repeats, merge_warps, last, counters_used };
-  static_assert(counters_used <= 16, "the counters fit the 64 bytes sample_block_bytes gives them");
+  static_assert(counters_used <= sample_counter_words, "the counters fit the words sample_block_bytes gives them");
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
@@ -228,7 +231,7 @@ struct collision_sample_program {
     std::uint32_t* const c = reinterpret_cast<std::uint32_t*>(skeys + block_items);
     // for the block level: each warp's distinct keys from its first slot on (block_items slots: a key,
     // then its count in the warp), and how many each warp has (one count per warp)
-    index_t* const dkeys = reinterpret_cast<index_t*>(c + 16);
+    index_t* const dkeys = reinterpret_cast<index_t*>(c + sample_counter_words);
     std::uint32_t* const dcount = reinterpret_cast<std::uint32_t*>(dkeys + block_items);
     std::uint32_t* const wdistinct = dcount + block_items;
     index_t const first = blk.index() * stride, nn = n, nbins = bins, nbits = bits;
@@ -454,7 +457,9 @@ sample_plan plan_sample(K const* keys, index_t n, index_t bins, collision_sample
 /// their counts and how many each warp has (the block level's).
 inline std::size_t sample_block_bytes(sample_plan const& p) {
   std::size_t const items = static_cast<std::size_t>(p.block_items);
-  return items * sizeof(index_t) + 64 + items * (sizeof(index_t) + sizeof(std::uint32_t)) + (items + 1) * sizeof(std::uint32_t);
+  std::size_t const warps = items;  // at most one a key
+  return items * sizeof(index_t) + sample_counter_words * sizeof(std::uint32_t) + items * (sizeof(index_t) + sizeof(std::uint32_t)) +
+         warps * sizeof(std::uint32_t);
 }
 
 /// Launches the sampling of plan (groups > 0) on ex: group g's totals to totals[g]; distinct keys
