@@ -16,9 +16,9 @@
 
 namespace calm {
 
+/// The options of count_duplicates; how the counts are accumulated is its template argument S
+/// (calm::histogram's strategy; automatic by default).
 struct count_options {
-  /// How the counts are accumulated (calm::histogram's strategy; automatic by default).
-  calm::strategy strategy = strategy::automatic;
   /// Check before anything is written that every key is in [0, key_bound) (one pass and a wait);
   /// false: keys outside are not counted.
   bool check_indices = true;
@@ -295,7 +295,7 @@ constexpr index_t hash_probe_limit = 128;
 /// for the index check and the collision sampling of strategy::automatic.
 ///
 ///   calm::count_duplicates(keys, 6, 10, unique, counts, num);  // keys {7, 2, 7, 7, 0, 2}: unique {0, 2, 7}, counts {1, 2, 3}, *num 3
-template <class K, class C, class Exec = default_exec>
+template <strategy S = strategy::automatic, class K, class C, class Exec = default_exec>
 void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C* counts, index_t* num_unique, count_options const& opt = {},
                       Exec const& ex = Exec{}) {
   static_assert(std::is_integral<K>::value, "count_duplicates: keys must be integers");
@@ -312,9 +312,7 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
   ex.fill(num_unique, 0, sizeof(index_t));
   if (n == 0 || key_bound == 0) return;
   ex.fill(table, 0, table_bytes);
-  scatter_options sopt;
-  sopt.strategy = opt.strategy;
-  histogram(keys, n, table, key_bound, sopt, ex);
+  histogram<S>(keys, n, table, key_bound, scatter_options{}, ex);
   detail::launch_compact_counts(table, key_bound, detail::index_as_key<K>{}, unique, counts, num_unique, ex);
 }
 
@@ -323,7 +321,7 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
 /// unique keys if order matters, as 000's counting ahead of a sort does). Both arrays need room for n
 /// entries; num_unique is a device index_t. The keys go into a hash table (one pass: ordered linear
 /// probing by atomic min, one lane per distinct key of a warp), the counts into a table beside it (a
-/// second pass: calm::scatter of +1 with opt.strategy over the keys' slots), which is then compacted:
+/// second pass: calm::scatter of +1 with strategy S over the keys' slots), which is then compacted:
 /// no sort, O(n) work. The table has the power of two of slots at or above 2n (2n to 4n slots of 4 or
 /// 8 bytes, plus as many counts of C: scratch), or with opt.max_unique at or above 4 x max_unique (at
 /// least 64) at first; a pass that finds that one too small (a walk beyond 128 slots) is repeated with
@@ -334,7 +332,7 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
 /// max_unique) and the collision sampling of strategy::automatic.
 ///
 ///   calm::count_duplicates(keys, 6, unique, counts, num);  // keys {70000, -2, 70000, 70000, 5, -2}: {-2: 2, 5: 1, 70000: 3} in some order, *num 3
-template <class K, class C, class Exec = default_exec>
+template <strategy S = strategy::automatic, class K, class C, class Exec = default_exec>
 void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* num_unique, count_options const& opt = {}, Exec const& ex = Exec{}) {
   static_assert(std::is_integral<K>::value && !std::is_same<K, bool>::value, "count_duplicates: keys must be integers");
   check_atomic_op<plus, C>();
@@ -380,13 +378,18 @@ void count_duplicates(K const* keys, index_t n, K* unique, C* counts, index_t* n
     room = std::min(n, room * 16);
   }
   ex.fill(table, 0, count_bytes);
-  scatter_options sopt;
-  sopt.strategy = opt.strategy;
+  auto const count = [&](auto c) {
+    detail::bulk_scatter<family_model<Exec::family>, decltype(c)::value>("count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1,
+                                                                          detail::hash_slot_of<K>{tab}, scatter_options{}, ex);
+  };
   // the count table's size is calm's, not the caller's: a forced block-local strategy it does not fit
   // counts with peer_reduce instead
-  if (is_block_local(opt.strategy) && cap + 1 > privatize_capacity<C>(ex))
-    sopt.strategy = strategy::peer_reduce;
-  detail::bulk_scatter(family_tree(Exec::family), "count_duplicates", plus{}, keys, constant(C(1)), n, table, cap + 1, detail::hash_slot_of<K>{tab}, sopt, ex);
+  if constexpr (is_block_local(S)) {
+    if (cap + 1 > privatize_capacity<C>(ex)) count(strategy_constant<strategy::peer_reduce>{});
+    else count(strategy_constant<S>{});
+  } else {
+    count(strategy_constant<S>{});
+  }
   detail::launch_compact_counts(table, cap + 1, detail::hash_key_of<K>{tab}, unique, counts, num_unique, ex);
 }
 

@@ -75,9 +75,10 @@ template <class T>
 calm::strategy bulk_call(input const& in, calm::strategy s, T* table, calm::scatter_options opt = {}, calm::default_exec const& ex = {}) {
   std::size_t const n = std::size_t(1) << in.log2_n;
   std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
-  opt.strategy = s;
-  if (in.workload == "hist_u32") return calm::histogram(pk, static_cast<index_t>(n), table, in.bins, opt, ex);
-  return calm::scatter(calm::plus{}, pk, bulk_weights<T>(n).data(), static_cast<index_t>(n), table, in.bins, opt, ex);
+  return calm::for_strategy(s, [&](auto c) {
+    if (in.workload == "hist_u32") return calm::histogram<c()>(pk, static_cast<index_t>(n), table, in.bins, opt, ex);
+    return calm::scatter<c()>(calm::plus{}, pk, bulk_weights<T>(n).data(), static_cast<index_t>(n), table, in.bins, opt, ex);
+  });
 }
 
 /// The default exec, with the graphs of repeated decided calls off where `graphs` is false (CUDA).
@@ -457,17 +458,17 @@ void path_case(benchmark::State& state, input in, std::string part) {
     if (tag == 2 || tag == 3 || tag == 7 || tag == 8)
       d::launch_sample(pk, nn, in.bins, plan, d::identity_key{}, totals, nullptr, 0, e, meet,
                        d::choice_program{&meet->sum, walk, made, nullptr, device_rule}, block_level, lines);
-    if (tag == 3) d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 3) d::launch_chosen<d::device_choosable>(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
     if (tag == 7)  // as automatic launches them: each overlapping the end of the one before (d::overlapping)
-      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+      d::launch_chosen<d::device_choosable>(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     if (tag == 8)  // as full_overlap, with only the direct scatters behind the choice (no hot_key or block-local launch)
-      d::launch_chosen(made, reach & d::direct_strategies, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+      d::launch_chosen<d::device_choosable>(made, reach & d::direct_strategies, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     if (tag == 9) {  // as full_overlap, the sampling replaced by one block that writes the choice
       e.for_each_block(1, 32, 0, write_choice{made, choice});
-      d::launch_chosen(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
+      d::launch_chosen<d::device_choosable>(made, reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, d::overlapping(e));
     }
-    if (tag == 4) d::launch_chosen(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
-    if (tag == 5) d::launch_chosen(decided.data(), calm::strategy_bit(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 4) d::launch_chosen<d::device_choosable>(decided.data(), reach, calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
+    if (tag == 5) d::launch_chosen<d::device_choosable>(decided.data(), calm::strategy_bit(choice), calm::plus{}, pk, vals, nullptr, nn, table.data(), in.bins, d::identity_key{}, true, e);
   };
   auto const make_key = [&] {
     calm::launch_key key = calm::launch_key::of<calm::plus, std::uint32_t, decltype(vals), T, d::identity_key, calm::default_exec>();

@@ -81,18 +81,17 @@ void time_case(benchmark::State& state, std::uint32_t bins, dist d, bool countin
 
 template <class K>
 void histogram_calm(benchmark::State& state, std::uint32_t bins, dist d, calm::strategy s) {
-  calm::scatter_options opt;
-  opt.strategy = s;
-  time_case<K, std::uint32_t>(state, bins, d, true, [&](K const* k, index_t n, std::uint32_t* t) { calm::histogram(k, n, t, bins, opt); });
+  time_case<K, std::uint32_t>(state, bins, d, true, [&](K const* k, index_t n, std::uint32_t* t) {
+    calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(k, n, t, bins); });
+  });
 }
 
 template <class V>
 void scatter_calm(benchmark::State& state, std::uint32_t bins, dist d, calm::strategy s) {
-  calm::scatter_options opt;
-  opt.strategy = s;
   V const* w = values_of<V>().data();
-  time_case<std::uint32_t, V>(state, bins, d, false,
-                              [&](std::uint32_t const* k, index_t n, V* t) { calm::scatter(calm::plus{}, k, w, n, t, bins, opt); });
+  time_case<std::uint32_t, V>(state, bins, d, false, [&](std::uint32_t const* k, index_t n, V* t) {
+    calm::for_strategy(s, [&](auto c) { calm::scatter<c()>(calm::plus{}, k, w, n, t, bins); });
+  });
 }
 
 #if defined(CALM_BACKEND_CUDA)

@@ -191,14 +191,13 @@ void spmv_scatter(benchmark::State& state, std::string kind, calm::strategy s, b
   dbuf<float> prod(static_cast<std::size_t>(dm.nnz()));
   dbuf<index_t> order;
   calm::scatter_options opt;
-  opt.strategy = s;
   if (spread) {
     order = dbuf<index_t>(calm::set_scatter(dm.host.row.data(), dm.nnz(), calm::scatter_granularity::warp, calm::default_exec::warp_type::size));
     opt.order = order.data();
   }
   time_spmv(state, dm, [&](float* y) {
     products(dm, prod.data());
-    calm::scatter(calm::plus{}, dm.row.data(), static_cast<float const*>(prod.data()), dm.nnz(), y, dm.host.rows, opt);
+    calm::for_strategy(s, [&](auto c) { calm::scatter<c()>(calm::plus{}, dm.row.data(), static_cast<float const*>(prod.data()), dm.nnz(), y, dm.host.rows, opt); });
   });
 }
 #endif
@@ -523,9 +522,8 @@ void time_count(benchmark::State& state, std::uint32_t bound, dist ds, Run run) 
 void count_calm(benchmark::State& state, std::uint32_t bound, dist ds, bool checked, calm::strategy s) {
   calm::count_options opt;
   opt.check_indices = checked;
-  opt.strategy = s;
   time_count(state, bound, ds, [&](std::uint32_t const* k, index_t n, std::uint32_t* u, std::uint32_t* c, index_t* num) {
-    calm::count_duplicates(k, n, bound, u, c, num, opt);
+    calm::for_strategy(s, [&](auto S) { calm::count_duplicates<S()>(k, n, bound, u, c, num, opt); });
   });
 }
 
@@ -641,10 +639,9 @@ void time_count_wide(benchmark::State& state, std::uint32_t bound, dist ds, Run 
 
 void count_wide_calm(benchmark::State& state, std::uint32_t bound, dist ds, calm::strategy s, index_t max_unique = 0) {
   calm::count_options opt;
-  opt.strategy = s;
   opt.max_unique = max_unique;
   time_count_wide(state, bound, ds, [&](std::uint64_t const* k, index_t n, std::uint64_t* u, std::uint32_t* c, index_t* num) {
-    calm::count_duplicates(k, n, u, c, num, opt);
+    calm::for_strategy(s, [&](auto S) { calm::count_duplicates<S()>(k, n, u, c, num, opt); });
   });
 }
 

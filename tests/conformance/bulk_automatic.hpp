@@ -93,20 +93,20 @@ TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one
   check_chosen_direct<float>(
       kind, n, 4259, what.c_str(),
       [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
-        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+        calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
       },
       held);
   check_chosen_direct<std::uint32_t>(  // a histogram's: one for every key
       kind, n, 4261, (what + ", counting").c_str(),
       [&](strategy const* decided, std::uint32_t const* keys, std::uint32_t const*, std::uint32_t* table, index_t bins) {
-        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
+        calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach, calm::plus{}, keys, calm::detail::as_value_source<std::uint32_t>(calm::constant(1u)), nullptr, n,
                                     table, bins, calm::detail::identity_key{}, true, exec{});
       },
       held, true);
   check_chosen_direct<double>(  // 8-byte values: naive and peer_reduce share a launch, the others their own
       kind, n, 4263, (what + ", 8-byte values").c_str(),
       [&](strategy const* decided, std::uint32_t const* keys, double const* vals, double* table, index_t bins) {
-        calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+        calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
       },
       held);
   std::vector<index_t> reversed(static_cast<std::size_t>(n));  // an order to follow (a set_scatter's, say): the warp strategies only
@@ -118,7 +118,7 @@ TEST_CASE("launch_chosen's direct strategies and hot_key, shared or not: the one
   check_chosen_direct<float>(
       kind, n, 4267, (what + ", in an order").c_str(),
       [&](strategy const* decided, std::uint32_t const* keys, float const* vals, float* table, index_t bins) {
-        calm::detail::launch_chosen(decided, reach & ~calm::strategy_bit(strategy::hot_key), calm::plus{}, keys, vals, order.data(), n, table, bins,
+        calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach & ~calm::strategy_bit(strategy::hot_key), calm::plus{}, keys, vals, order.data(), n, table, bins,
                                     calm::detail::identity_key{}, false, exec{});
       },
       warp_held);
@@ -152,7 +152,7 @@ TEST_CASE("automatic's shared naive/peer_reduce launch for 8-byte values: it run
   check_chosen_direct<double>(kind, n, 4271, "shared naive/peer_reduce launch, 8-byte values", [&](calm::strategy const* decided, std::uint32_t const* keys, double const* vals,
                                                                                   double* table, index_t bins) {
     if (n > 0)  // bulk calls launch nothing for n = 0
-      calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
+      calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins, calm::detail::identity_key{}, false, exec{});
   });
 }
 
@@ -165,7 +165,7 @@ TEST_CASE("automatic's two naive/peer_reduce launches for 8-byte keys and 4-byte
   check_chosen_direct<float, std::uint64_t>(kind, n, 4283, "two naive/peer_reduce launches, 8-byte keys",
                                             [&](calm::strategy const* decided, std::uint64_t const* keys, float const* vals, float* table, index_t bins) {
                                               if (n > 0)  // bulk calls launch nothing for n = 0
-                                                calm::detail::launch_chosen(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins,
+                                                calm::detail::launch_chosen<calm::detail::device_choosable>(decided, reach, calm::plus{}, keys, vals, nullptr, n, table, bins,
                                                                             calm::detail::identity_key{}, false, exec{});
                                             });
 }
@@ -192,10 +192,10 @@ TEST_CASE("launch_chosen with one direct strategy in reach: it runs where decide
       unsigned const reach = calm::strategy_bit(only);
       calm::strategy const* d = decided.data();
       if (counting)
-        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), calm::detail::as_value_source<float>(calm::constant(1.0f)),
+        calm::detail::launch_chosen<calm::detail::device_choosable>(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), calm::detail::as_value_source<float>(calm::constant(1.0f)),
                                     nullptr, n, table.data(), bins, calm::detail::identity_key{}, true, exec{});
       else
-        calm::detail::launch_chosen(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), static_cast<float const*>(dv.data()), nullptr, n,
+        calm::detail::launch_chosen<calm::detail::device_choosable>(d, reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()), static_cast<float const*>(dv.data()), nullptr, n,
                                     table.data(), bins, calm::detail::identity_key{}, false, exec{});
       synchronize();
       if (s == only) verify_scatter<calm::plus, float>(init, keys, vals, table.download(), "the one strategy in reach, decided");
@@ -237,7 +237,7 @@ void check_overlapped_launches(keys_kind kind, int seed) {
     INFO("decided " << calm::to_string(s) << ", " << sizeof(T) << "-byte values");
     buffer<T> table(init), copy(std::vector<T>(static_cast<std::size_t>(bins), T(0)));
     buffer<strategy> decided(std::vector<strategy>{s});
-    calm::detail::launch_chosen(static_cast<strategy const*>(decided.data()), reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
+    calm::detail::launch_chosen<calm::detail::device_choosable>(static_cast<strategy const*>(decided.data()), reach, calm::plus{}, static_cast<std::uint32_t const*>(dk.data()),
                                 static_cast<T const*>(dv.data()), nullptr, n, table.data(), bins, calm::detail::identity_key{}, false,
                                 calm::detail::overlapping(exec{}));
     copy_after(static_cast<T const*>(table.data()), copy.data(), bins);
@@ -403,6 +403,14 @@ constexpr calm::tree_node deep_tree[] = {
     /* 32 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
 static_assert(calm::well_formed(deep_tree) && calm::most_walk_nodes(deep_tree) == 33, "the deep tree is walkable and deeper than a carried walk");
+/// The test trees as types, as a bulk call takes its tree (calm::family_model): what the call compiles
+/// follows from the leaves its walks can reach.
+struct every_group_model { static constexpr auto& nodes = every_group_tree; };
+struct no_block_level_model { static constexpr auto& nodes = no_block_level_tree; };
+struct line_repeats_model { static constexpr auto& nodes = line_repeats_tree; };
+struct host_line_repeats_model { static constexpr auto& nodes = host_line_repeats_tree; };
+struct distinct_keys_model { static constexpr auto& nodes = distinct_keys_tree; };
+struct deep_model { static constexpr auto& nodes = deep_tree; };
 
 /// The device buffers and options of one bulk call whose choice the device reports (opt.chosen): keys,
 /// values, the table from `init`, under the line rule `min_line_repeats`.
@@ -445,8 +453,8 @@ calm::strategy after_line_rule(calm::strategy want, calm::tree_view tree, calm::
 /// automatic through `tree` against the host's walk over collision_stats of the same keys (the same
 /// sample, so the same statistics) and the line rule over them, and the table against the sequential
 /// reference.
-template <class Op, class T>
-void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = -1.0f) {
+template <class Model, class Op, class T>
+void check_device_choice(bool on_device, keys_kind kind, index_t n, index_t bins, bool weighted, float min_line_repeats = -1.0f) {
   auto g = rng(5150 + static_cast<int>(kind) * 7 + n + bins);
   auto keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kind, bins, g, true);
   auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
@@ -456,6 +464,7 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
   auto& dv = call.dv;
   auto& table = call.table;
   calm::scatter_options const& opt = call.opt;
+  calm::tree_view const tree = calm::view_of(Model::nodes);
   exec const ex{};
   calm::scatter_shape const shape = calm::detail::shape_of<Op, T>(n, bins, !weighted, ex);
   // the line repeats as the call counts them: in the layout of its direct scatter
@@ -473,10 +482,10 @@ void check_device_choice(calm::tree_view tree, bool on_device, keys_kind kind, i
                                         : fitted;
   calm::strategy ran;
   if (weighted)
-    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), static_cast<T const*>(dv.data()), n, table.data(), bins,
+    ran = calm::detail::bulk_scatter<Model, calm::strategy::automatic>("scatter", Op{}, dk.data(), static_cast<T const*>(dv.data()), n, table.data(), bins,
                                      calm::detail::identity_key{}, opt, ex);
   else
-    ran = calm::detail::bulk_scatter(tree, "scatter", Op{}, dk.data(), calm::constant(T(1)), n, table.data(), bins, calm::detail::identity_key{},
+    ran = calm::detail::bulk_scatter<Model, calm::strategy::automatic>("scatter", Op{}, dk.data(), calm::constant(T(1)), n, table.data(), bins, calm::detail::identity_key{},
                                      opt, ex);
   synchronize();
   bool const sampled = n > 0 && tree[calm::walk_known(tree, shape)].left >= 0;  // the walk reaches a sampled test
@@ -494,24 +503,23 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   index_t const n = GENERATE(0, 1, 1001, 40003);
   index_t const bins = GENERATE(1, 3, 4099, 70001);
   CAPTURE(name, warp_size());
-  calm::tree_view const tree = calm::view_of(every_group_tree);
-  check_device_choice<calm::plus, std::uint32_t>(tree, true, kind, n, bins, false);
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true);
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 1.5f);  // the rule keeps peer_reduce above 1.5 repeats a warp
-  check_device_choice<calm::plus, float>(tree, true, kind, n, bins, true, 10.0f);
-  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 1.5f);  // two launches; the rule counts a warp's repeated keys
-  check_device_choice<calm::plus, double>(tree, true, kind, n, bins, true, 10.0f);
-  check_device_choice<calm::max, std::int32_t>(tree, true, kind, n, bins, true);
-  check_device_choice<calm::plus, std::uint32_t>(calm::view_of(no_block_level_tree), true, kind, n, bins, false);
-  check_device_choice<calm::plus, float>(calm::view_of(no_block_level_tree), true, kind, n, bins, true);
-  check_device_choice<calm::plus, std::uint32_t>(calm::view_of(line_repeats_tree), true, kind, n, bins, false);
-  check_device_choice<calm::plus, float>(calm::view_of(line_repeats_tree), true, kind, n, bins, true, 0.0f);  // no rule: lines counted for the walk alone
-  check_device_choice<calm::plus, double>(calm::view_of(line_repeats_tree), true, kind, n, bins, true);
-  check_device_choice<calm::plus, float>(calm::view_of(host_line_repeats_tree), false, kind, n, bins, true);
-  check_device_choice<calm::plus, double>(calm::view_of(host_line_repeats_tree), false, kind, n, bins, true);
-  check_device_choice<calm::plus, float>(calm::view_of(distinct_keys_tree), false, kind, n, bins, true);
-  check_device_choice<calm::plus, float>(calm::view_of(deep_tree), false, kind, n, bins, true);
+  check_device_choice<every_group_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
+  check_device_choice<every_group_model, calm::plus, float>(true, kind, n, bins, true);
+  check_device_choice<every_group_model, calm::plus, float>(true, kind, n, bins, true, 0.0f);  // every block of peer_reduce merges
+  check_device_choice<every_group_model, calm::plus, float>(true, kind, n, bins, true, 1.5f);  // the rule keeps peer_reduce above 1.5 repeats a warp
+  check_device_choice<every_group_model, calm::plus, float>(true, kind, n, bins, true, 10.0f);
+  check_device_choice<every_group_model, calm::plus, double>(true, kind, n, bins, true, 1.5f);  // two launches; the rule counts a warp's repeated keys
+  check_device_choice<every_group_model, calm::plus, double>(true, kind, n, bins, true, 10.0f);
+  check_device_choice<every_group_model, calm::max, std::int32_t>(true, kind, n, bins, true);
+  check_device_choice<no_block_level_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
+  check_device_choice<no_block_level_model, calm::plus, float>(true, kind, n, bins, true);
+  check_device_choice<line_repeats_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
+  check_device_choice<line_repeats_model, calm::plus, float>(true, kind, n, bins, true, 0.0f);  // no rule: lines counted for the walk alone
+  check_device_choice<line_repeats_model, calm::plus, double>(true, kind, n, bins, true);
+  check_device_choice<host_line_repeats_model, calm::plus, float>(false, kind, n, bins, true);
+  check_device_choice<host_line_repeats_model, calm::plus, double>(false, kind, n, bins, true);
+  check_device_choice<distinct_keys_model, calm::plus, float>(false, kind, n, bins, true);
+  check_device_choice<deep_model, calm::plus, float>(false, kind, n, bins, true);
 }
 
 namespace calm_test {
@@ -522,6 +530,7 @@ constexpr calm::tree_node peer_unless_line_rule_tree[] = {
     {calm::feature::log2_bins, 0, -1, -1, calm::strategy::peer_reduce},
     {calm::feature::log2_bins, 0, -1, -1, calm::strategy::naive},
 };
+struct peer_unless_line_rule_model { static constexpr auto& nodes = peer_unless_line_rule_tree; };
 
 /// automatic through peer_unless_line_rule_tree on `keys` under the rule `min_line_repeats`: the
 /// strategy it reports, the table against the reference.
@@ -532,7 +541,7 @@ calm::strategy run_line_rule(std::vector<std::uint32_t> const& keys, index_t bin
   auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
   reporting_call<T> call(keys, vals, init, min_line_repeats);
   calm::strategy const ran =
-      calm::detail::bulk_scatter(calm::view_of(peer_unless_line_rule_tree), "scatter", calm::plus{}, call.dk.data(), static_cast<T const*>(call.dv.data()),
+      calm::detail::bulk_scatter<peer_unless_line_rule_model, calm::strategy::automatic>("scatter", calm::plus{}, call.dk.data(), static_cast<T const*>(call.dv.data()),
                                  static_cast<index_t>(keys.size()), call.table.data(), bins, calm::detail::identity_key{}, call.opt, exec{});
   synchronize();
   CHECK(ran == calm::strategy::automatic);
@@ -623,13 +632,13 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
   index_t const bins = GENERATE(3, 4099, 70001);
   CAPTURE(name, warp_size(), n, bins);
   exec const ex{};
-  calm::tree_view const tree = calm::view_of(every_group_tree);
   buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
   buffer<float> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins));
   buffer<std::uint32_t> hist(static_cast<std::size_t>(bins));
   buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
   calm::scatter_options opt;
   opt.chosen = chosen.data();
+  calm::tree_view const tree = calm::view_of(every_group_tree);
   auto g = rng(4242 + static_cast<int>(n + bins));
   // the same pointers, sizes and types every call: on CUDA the second call records a graph and the later
   // ones launch it, so the choice must still follow the keys the buffer holds at each call
@@ -661,9 +670,9 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
                          dk.data(), calm::detail::as_value_source<std::uint32_t>(calm::constant(std::uint32_t(1))), bins, opt);
       INFO("weighted " << weighted << ": the host walks to " << calm::to_string(leaf) << ", which runs as " << calm::to_string(want));
       calm::strategy const ran =
-          weighted ? calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
+          weighted ? calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
                                                 calm::detail::identity_key{}, opt, ex)
-                   : calm::detail::bulk_scatter(tree, "histogram", calm::plus{}, dk.data(), calm::constant(std::uint32_t(1)), n, hist.data(), bins,
+                   : calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("histogram", calm::plus{}, dk.data(), calm::constant(std::uint32_t(1)), n, hist.data(), bins,
                                                 calm::detail::identity_key{}, opt, ex);
       synchronize();
       CHECK(ran == calm::strategy::automatic);  // every_group_tree samples for tables of 3 entries and more
@@ -728,7 +737,6 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
   using namespace calm_test;
   index_t const n = (index_t(3) << 20) + 5, bins = 70001;  // long enough that an early end would show
   exec const ex{};
-  calm::tree_view const tree = calm::view_of(every_group_tree);
   buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
   buffer<float> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins)), copy(static_cast<std::size_t>(bins));
   buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
@@ -752,7 +760,7 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
     dv.upload(vals);
     for (int call = 0; call < 3; ++call) {  // the same arguments: recorded at the second, launched from the graph from then on
       table.upload(init);
-      calm::strategy const s = calm::detail::bulk_scatter(tree, "scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
+      calm::strategy const s = calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
                                                           calm::detail::identity_key{}, opt, ex);
       copy_after(static_cast<float const*>(table.data()), copy.data(), bins);
       synchronize();

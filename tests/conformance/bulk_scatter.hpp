@@ -50,10 +50,8 @@ TEST_CASE("histogram_even: CUB's even bins over [lower, upper)", "[bulk]") {
   buffer<float> d(samples);
   buffer<std::int32_t> hist(static_cast<std::size_t>(bins));
   hist.fill_bytes(0);
-  calm::scatter_options opt;
-  opt.strategy = s;
   if (forced_too_big<std::int32_t>(s, bins)) return;
-  calm::histogram_even(d.data(), n, hist.data(), bins, 0.0, 1.0, opt, exec{});
+  calm::for_strategy(s, [&](auto c) { calm::histogram_even<c()>(d.data(), n, hist.data(), bins, 0.0, 1.0, {}, exec{}); });
   synchronize();
   require_equal(hist.download(), want, "histogram_even");
 }
@@ -64,9 +62,7 @@ TEST_CASE("bulk calls: bad input throws before launching and leaves the table as
   buffer<std::uint32_t> dk(std::vector<std::uint32_t>(100, 3));
   buffer<float> vals(std::vector<float>(100, 1.0f)), table(init);
   auto scatter = [&](index_t n, std::uint32_t const* k, float const* v, float* t, index_t bins, calm::strategy s) {
-    calm::scatter_options o;
-    o.strategy = s;
-    calm::scatter(calm::plus{}, k, v, n, t, bins, o, exec{});
+    calm::for_strategy(s, [&](auto c) { calm::scatter<c()>(calm::plus{}, k, v, n, t, bins, {}, exec{}); });
   };
   float const* v = vals.data();
   REQUIRE_THROWS_AS(scatter(-1, dk.data(), v, table.data(), 16, calm::strategy::automatic), calm::error);
@@ -107,11 +103,8 @@ TEST_CASE("bulk calls on a stream of the caller's", "[bulk]") {
   buffer<std::uint32_t> dk(keys);
   buffer<std::uint32_t> hist(4099);
   hist.fill_bytes(0);
-  for (calm::strategy s : all_strategies()) {
-    calm::scatter_options opt;
-    opt.strategy = s;
-    calm::histogram(dk.data(), 100003, hist.data(), 4099, opt, calm::on_stream(stream));
-  }
+  for (calm::strategy s : all_strategies())
+    calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(dk.data(), 100003, hist.data(), 4099, {}, calm::on_stream(stream)); });
   calm::on_stream(stream).synchronize();
   std::vector<std::uint32_t> want(4099, 0);
   for (auto k : keys)
@@ -144,9 +137,7 @@ TEST_CASE("bulk calls: more than 2^31 items use 64-bit indexing (GPU only)", "[b
     CAPTURE(calm::to_string(s));
     buffer<std::uint64_t> hist(256);
     hist.fill_bytes(0);
-    calm::scatter_options opt;
-    opt.strategy = s;
-    calm::histogram(d.data(), n, hist.data(), 256, opt, exec{});
+    calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(d.data(), n, hist.data(), 256, {}, exec{}); });
     synchronize();
     require_equal(hist.download(), want, "histogram of 2^31 + 12345 keys");
   }

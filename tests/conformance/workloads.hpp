@@ -190,10 +190,10 @@ void check_count_duplicates(calm::strategy s, keys_kind kind, index_t n, index_t
   buffer<index_t> dn(std::vector<index_t>{-5});
   du.fill_bytes(0xff);
   dc.fill_bytes(0xff);
-  calm::count_options opt;
-  opt.strategy = s;
   INFO("count_duplicates " << calm::to_string(s) << ", " << to_string(kind) << ", n " << n << ", key_bound " << bound);
-  calm::count_duplicates(static_cast<K const*>(dk.data()), n, bound, du.data(), dc.data(), dn.data(), opt, exec{});
+  with_one_of<calm::strategy::automatic, calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize>(s, [&](auto c) {
+    calm::count_duplicates<c()>(static_cast<K const*>(dk.data()), n, bound, du.data(), dc.data(), dn.data(), {}, exec{});
+  });
   synchronize();
   index_t const got_n = dn.download()[0];
   REQUIRE(got_n == static_cast<index_t>(ref.size()));
@@ -248,11 +248,12 @@ void check_count_duplicates_any(calm::strategy s, pool_draw draw, index_t n, std
   du.fill_bytes(0x5a);
   dc.fill_bytes(0x5a);
   calm::count_options opt;
-  opt.strategy = s;
   opt.max_unique = max_unique;
   INFO("count_duplicates (any keys) " << calm::to_string(s) << ", " << to_string(draw) << ", n " << n << ", distinct " << distinct << ", key bytes "
                                       << sizeof(K) << ", max_unique " << max_unique);
-  calm::count_duplicates(static_cast<K const*>(dk.data()), n, du.data(), dc.data(), dn.data(), opt, exec{});
+  with_one_of<calm::strategy::automatic, calm::strategy::naive, calm::strategy::peer_reduce, calm::strategy::privatize,
+              calm::strategy::privatize_peer_reduce>(
+      s, [&](auto c) { calm::count_duplicates<c()>(static_cast<K const*>(dk.data()), n, du.data(), dc.data(), dn.data(), opt, exec{}); });
   synchronize();
   index_t const got_n = dn.download()[0];
   REQUIRE(got_n == static_cast<index_t>(ref.size()));

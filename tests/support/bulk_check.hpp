@@ -45,7 +45,6 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   }
   buffer<index_t> dorder(order);
   calm::scatter_options opt;
-  opt.strategy = s;
   opt.skipped = skipped.data();
   opt.order = ordered ? dorder.data() : nullptr;
   opt.chosen = chosen.data();
@@ -53,8 +52,10 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
                << ", stray " << stray << ", ordered " << ordered);
   bool const too_big = forced_too_big<T>(s, bins);
   auto call = [&] {
-    if (weighted) return calm::scatter(Op{}, dkeys.data(), static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
-    return calm::scatter(Op{}, dkeys.data(), calm::constant(T(1)), n, table.data(), bins, opt, exec{});
+    return calm::for_strategy(s, [&](auto c) {
+      if (weighted) return calm::scatter<c()>(Op{}, dkeys.data(), static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
+      return calm::scatter<c()>(Op{}, dkeys.data(), calm::constant(T(1)), n, table.data(), bins, opt, exec{});
+    });
   };
   if (too_big) {
     REQUIRE_THROWS_AS(call(), calm::error);
