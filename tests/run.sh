@@ -1,30 +1,19 @@
 #!/usr/bin/env bash
 # The test command (README.md, and what .ci/run calls). On a fresh Debian machine it installs what is
 # missing, then:
-#   1. host (OpenMP) build: conformance suite for W = 8, 16, 32, 64, the Kokkos tests (Debian's Kokkos,
-#      Serial), the install + find_package test,
-#      and the perf suite compiled;
-#   2. the host tests again under AddressSanitizer and UndefinedBehaviorSanitizer (at -O1, as ASan
-#      advises; on one of its files it compiled in a quarter less time than at -O2; line tables only, -g1);
-#   3. CUDA compile-check of the library and its tests with nvcc for sm_90 (no GPU needed; not the perf
-#      suite, which the GPU node builds for every measurement: BACKEND=cuda bash perf/run.sh);
-#   4. HIP compile-check of the suite for gfx90a (wave64) and gfx1030 (wave32) with clang++-15 (the
-#      conformance suite and the library; not the perf suite, whose 15 CPU minutes for two targets took
-#      this script past CI's 90-minute limit on a 2-core machine: BACKEND=hip bash perf/run.sh builds it).
-# The compile-checks build nothing that runs here, so they trade optimization for time: nvcc compiles
-# host code at -O0 and runs ptxas at -O1 (NVVM keeps its -O3; on strategy_privatize 62 s instead of 96),
-# and clang compiles HIP at -O0 (67 s instead of 211, both targets); every template, device function and
-# kernel is still compiled and assembled for every target. The GPU node builds Release (-O3).
-# A clean run took 79 and 84.5 minutes on a 2-core machine with the CUDA perf suite in step 3, and
-# 62 minutes without it (at eed0e20; 57 at a05111b; 55 at 72f2944; 63 at 3696fe4); at 8eb4f68 it ran
-# past 90 (the bulk and workload tests at -O3 took 12 CPU minutes with nvcc and 14 and more with clang);
-# with the compile-checks' levels above, 72.5 minutes at 31e7b8b: step 1 21, step 2 26, step 3 12, step 4
-# 12 (bulk_scatter alone 9 and 8.5 CPU minutes in steps 3 and 4; tests/CMakeLists.txt now starts it first).
-# At 690280b it took 87 minutes, too near the limit: step 2 now keeps line tables only (-g1, enough for
-# the sanitizers' stack traces; a test file compiled in 89 s instead of 132 with -g), and step 1 compiles at
-# -O2 (35 s instead of 44 at -O3; the perf suite it compiles is only checked here, perf/run.sh builds its own);
-# bulk_scatter's tests are two units now (bulk_automatic.hpp holds strategy::automatic's), so that its 14
-# CPU minutes under the sanitizers no longer hold one core while the other has finished.
+#   1. host (OpenMP) build: the conformance suite for W = 32 (the warp layer also for W = 8 and 16),
+#      the host-only tests, the Kokkos tests (Debian's Kokkos, Serial), the install + find_package test,
+#      and the perf suite compiled (at -O2: perf/run.sh builds its own);
+#   2. the conformance suite for W = 64 under AddressSanitizer and UndefinedBehaviorSanitizer (-O1, line
+#      tables only: -g1);
+#   3. CUDA compile-check of the library and its tests with nvcc for sm_90 (no GPU needed; the GPU node
+#      runs them: tests/run_gpu.sh);
+#   4. HIP compile-check of the suite for gfx90a (wave64) and gfx1030 (wave32) with clang++-15.
+# The compile-checks build nothing that runs here, so they trade optimization for time (nvcc: host code
+# at -O0, ptxas at -O1; clang: HIP at -O0); every template, device function and kernel is still compiled
+# and assembled for every target.
+# Each step prints its minutes; a clean run on a 2-core machine takes about (minutes) 1: 14, 2: 13, 3: 4,
+# 4: 5 (CI's limit is 90; the budget is 35).
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,17 +40,22 @@ run_ctest() {  # ctest in $1; adds its counts to the totals
   return $rc
 }
 
+step_start=$SECONDS
+step_done() { echo "== step $1 took $(( (SECONDS - step_start) / 60 )) min $(( (SECONDS - step_start) % 60 )) s"; step_start=$SECONDS; }
+
 echo "== 1. host build and tests (OpenMP backend)"
 cmake -S . -B "$root/openmp" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG"
 cmake --build "$root/openmp" -j "$jobs"
 status=0
 run_ctest "$root/openmp" || status=1
+step_done 1
 
-echo "== 2. host tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== 2. host tests (W = 64) under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B "$root/sanitize" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCALM_SANITIZE=ON -DCALM_BUILD_PERF=OFF
 cmake --build "$root/sanitize" -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/sanitize" || status=1
+step_done 2
 
 echo "== 3. CUDA compile-check (nvcc, sm_90; library and tests)"
 nvcc=$(command -v nvcc || true)
@@ -74,11 +68,13 @@ else
   echo "calm: no nvcc on this machine (PATH or /usr/local/cuda/bin): CUDA compile-check not run" >&2
   failed=$((failed + 1)); status=1
 fi
+step_done 3
 
 echo "== 4. HIP compile-check (clang++-15 -x hip, gfx90a + gfx1030)"
 cmake -S . -B "$root/hip" -G Ninja -DBACKEND=hip -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" -DCALM_HIP_ARCHITECTURES="gfx90a;gfx1030" -DCALM_BUILD_PERF=OFF
 cmake --build "$root/hip" -j "$jobs" && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
+step_done 4
 
 echo
 echo "calm tests: $passed passed, $failed failed"
