@@ -29,6 +29,7 @@
 #include "algorithms/set_scatter.hpp"
 #include "algorithms/collision_stats.hpp"
 #include "algorithms/scatter.hpp"
+#include "algorithms/scatter_plan.hpp"
 #include "algorithms/spmv_coo.hpp"
 #include "algorithms/sum_compacted.hpp"
 #include "algorithms/kmeans_update.hpp"

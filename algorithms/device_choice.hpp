@@ -201,16 +201,30 @@ struct records_launches : std::false_type {};
 template <class Exec>
 struct records_launches<Exec, std::enable_if_t<Exec::has_launch_graphs>> : std::true_type {};
 
+/// What an exec without recorded graphs gives a plan to hold: nothing to record.
+struct no_recorder {};
+template <class Exec, class = void>
+struct recorder_type {
+  using type = no_recorder;
+};
+template <class Exec>
+struct recorder_type<Exec, std::enable_if_t<Exec::has_launch_graphs>> {
+  using type = typename Exec::recorder;
+};
+/// The recorder a plan of Exec holds (Exec::recorder, or no_recorder).
+template <class Exec>
+using recorder_of = typename recorder_type<Exec>::type;
+
 /// launches(ex, ws) with ws `bytes` of workspace whose first `zeroed` bytes are zero (launches must
 /// leave them zero: a ticket the last block resets): the launches of a call decided on the device (the
 /// sampling that finishes with choice_program, each strategy it may pick behind run_if_chosen). Where
-/// the exec records graphs (CUDA) and the call repeats with the same key (make_key(), built only
+/// a plan's recorder is given (rec: CUDA) and the call repeats with the same key (make_key(), built only
 /// there), they run as one recorded graph, whose workspace is zeroed once when it is allocated; else
 /// they are launched one by one with a workspace of this call's, its first `zeroed` bytes filled.
 template <class Exec, class MakeKey, class Launches>
-void launch_decided(Exec const& ex, MakeKey const& make_key, std::size_t bytes, std::size_t zeroed, Launches const& launches) {
+void launch_decided(Exec const& ex, recorder_of<Exec>* rec, MakeKey const& make_key, std::size_t bytes, std::size_t zeroed, Launches const& launches) {
   if constexpr (records_launches<Exec>::value)
-    if (Exec::launch_recorded(ex, make_key, bytes, launches)) return;
+    if (rec != nullptr && rec->launch(ex, make_key, bytes, launches)) return;
   workspace<Exec> ws(ex, bytes);
   if (zeroed > 0) ex.fill(ws.template at<unsigned char>(0), 0, zeroed);
   launches(ex, ws.template at<unsigned char>(0));

@@ -152,7 +152,7 @@ void check_bulk_arguments(char const* who, K const* keys, Values const& values, 
 template <unsigned Runs, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads, sample_plan const& plan, line_merge_rule rule, Op op, K const* keys,
                           VS const& vals, index_t n, T* table, index_t bins, KeyMap const& key_map, bool counting, scatter_options const& opt,
-                          Exec const& ex) {
+                          Exec const& ex, recorder_of<Exec>* rec) {
   // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it where
   // the keys are not clustered: keys that crowd a block but not a warp, where hot_key beats naive)
   bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
@@ -177,7 +177,7 @@ void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads,
       key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
     return key;
   };
-  launch_decided(ex, make_key, sizeof(sample_meeting) + sizeof(strategy), sizeof(sample_meeting), launches);
+  launch_decided(ex, rec, make_key, sizeof(sample_meeting) + sizeof(strategy), sizeof(sample_meeting), launches);
 }
 
 /// automatic's choice through Model's tree: the strategy to launch, or strategy::automatic where the
@@ -185,7 +185,7 @@ void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads,
 /// the call's strategy_set (what it compiled).
 template <class Model, unsigned Runs, bool Samples, class Op, class K, class VS, class T, class KeyMap, class Exec>
 strategy choose_automatic(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins, KeyMap const& key_map, scatter_options const& opt,
-                          scatter_shape const& shape, line_merge_rule rule, Exec const& ex) {
+                          scatter_shape const& shape, line_merge_rule rule, Exec const& ex, recorder_of<Exec>* rec) {
   tree_view const tree = view_of(Model::nodes);
   auto const fit = [&](strategy s) { return fitting_strategy<Op, T, KeyMap>(s, opt, shape, ex); };
   int const start = walk_known(tree, shape);
@@ -207,17 +207,17 @@ strategy choose_automatic(Op op, K const* keys, VS const& vals, index_t n, T* ta
       sample.line_vec = counts_lines ? direct.vec : 0, sample.line_entries = direct.line_entries;
       return fit(walk_tree(tree, shape, [&] { return sample_collisions(keys, n, bins, sample, key_map, ex); }));
     }
-    launch_device_choice<Runs>(walk, reach, reads, plan, rule, op, keys, vals, n, table, bins, key_map, shape.counting, opt, ex);
+    launch_device_choice<Runs>(walk, reach, reads, plan, rule, op, keys, vals, n, table, bins, key_map, shape.counting, opt, ex, rec);
     return strategy::automatic;  // chosen on the device
   }
 }
 
 /// Every bulk scatter comes here with its key map, the tree automatic walks (Model: the family's) and
 /// the strategy S of the call (automatic, or forced): check, resolve, launch. Only what S can run is
-/// compiled (strategy_set).
+/// compiled (strategy_set). rec: a plan's recorder (its decided calls as one recorded graph), or none.
 template <class Model, strategy S, class Op, class K, class Values, class T, class KeyMap, class Exec>
 strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, KeyMap const& key_map,
-                      scatter_options const& opt, Exec const& ex) {
+                      scatter_options const& opt, Exec const& ex, recorder_of<Exec>* rec = nullptr) {
   constexpr static_shape known{static_cast<int>(sizeof(T)), std::is_floating_point<T>::value, is_same_value<Values>::value, op_kind<Op>()};
   constexpr strategy_set set = compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>());
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
@@ -227,7 +227,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
   auto const vals = as_value_source<T>(values);
   strategy s = S;
   if constexpr (S == strategy::automatic) {
-    s = choose_automatic<Model, set.runs, set.samples>(op, keys, vals, n, table, bins, key_map, opt, shape, rule, ex);
+    s = choose_automatic<Model, set.runs, set.samples>(op, keys, vals, n, table, bins, key_map, opt, shape, rule, ex, rec);
     if (s == strategy::automatic) {
       if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
       return s;
@@ -251,9 +251,8 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
 /// block-local strategy forced on a table too large for it), leaving the table as it was.
 /// Asynchronous on a GPU (ex's stream), automatic included: where the tree asks for sampled statistics
 /// (and opt.stats gives none), a small kernel samples the keys, its last block finishes the choice on
-/// the device, and each strategy the choice may end at is launched behind it (on CUDA, a call repeated
-/// with the same arguments, buffers and stream launches these as one graph recorded at the second
-/// call; exec.launch_graphs = false turns that off). Returns the strategy that ran, or
+/// the device, and each strategy the choice may end at is launched behind it (a calm::scatter_plan
+/// launches these as one recorded graph on CUDA when its call repeats). Returns the strategy that ran, or
 /// strategy::automatic when the device chose (opt.chosen then receives it).
 ///
 ///   calm::scatter(calm::plus{}, keys, weights, n, table, bins);                            // automatic

@@ -33,15 +33,15 @@ namespace calm {
 //   e.allocate(bytes), e.release(p) device memory for a bulk call's workspace (stream-ordered on a GPU)
 //   e.fill(p, byte, bytes)          memset, in order with the launches
 //   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them
-//   E::has_launch_graphs            whether E records repeated calls as graphs (optional; CUDA): then
-//   E::launch_recorded(e, make_key, bytes, launches)
-//                                   runs launches(e', ws) (ws: `bytes` of workspace, zero when first
-//                                   allocated, then as the graph leaves it) from the graph
-//                                   recorded for the key make_key() returns (core/launch_key.hpp,
-//                                   built only where it is looked up), recording it if due, and
-//                                   returns false where it launched nothing (the caller launches)
+//   E::has_launch_graphs            whether E records a plan's repeated calls as graphs (optional; CUDA): then
+//   E::recorder                     what a plan holds for it, with
+//                                   r.launch(e, make_key, bytes, launches): runs launches(e', ws) (ws:
+//                                   `bytes` of workspace, zero when first allocated, then as the graph
+//                                   leaves it) from the graph recorded for the key make_key() returns
+//                                   (core/launch_key.hpp, built only where it is looked up), recording it
+//                                   if due, and returns false where it launched nothing (the caller launches)
 //   e.ends_as_one                   whether the launches made through e end as one (optional; CUDA,
-//                                   true in the e' a recording gives launches): the stream's next
+//                                   true in the e' a recorder gives launches): the stream's next
 //                                   work waits for all of them, not only for the last
 
 /// Kinds of device with a tree of their own for the automatic choice (algorithms/choose.hpp).

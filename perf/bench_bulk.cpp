@@ -70,14 +70,26 @@ struct input {
   int log2_n;
 };
 
-/// One bulk call of `in` with strategy s (T: the table's type; counting when workload is a histogram).
+/// The calls of `in` with strategy s through one plan (T: the table's type; an integer table is hist_u32's
+/// histogram, a float one scatter_f32's or scatter_f64's sums): run waits and returns the strategy that ran, run_async only launches. Both share the plan,
+/// so its repeated calls are recorded as one graph on CUDA, as a user's repeated plan runs are.
+struct planned_calls {
+  std::function<calm::strategy()> run, run_async;
+};
 template <class T>
-calm::strategy bulk_call(input const& in, calm::strategy s, T* table, calm::scatter_options opt = {}, calm::default_exec const& ex = {}) {
-  std::size_t const n = std::size_t(1) << in.log2_n;
-  std::uint32_t const* pk = input_keys(n, in.bins, in.dist).data();
+planned_calls planned_call(input const& in, calm::strategy s, T* table, calm::scatter_options const& opt, calm::default_exec const& ex) {
+  index_t const n = index_t(1) << in.log2_n;
+  index_t const bins = in.bins;
+  std::uint32_t const* pk = input_keys(static_cast<std::size_t>(n), in.bins, in.dist).data();
   return calm::for_strategy(s, [&](auto c) {
-    if (in.workload == "hist_u32") return calm::histogram<c()>(pk, static_cast<index_t>(n), table, in.bins, opt, ex);
-    return calm::scatter<c()>(calm::plus{}, pk, bulk_weights<T>(n).data(), static_cast<index_t>(n), table, in.bins, opt, ex);
+    if constexpr (std::is_integral<T>::value) {  // hist_u32
+      auto p = std::make_shared<calm::histogram_plan<std::uint32_t, T, c()>>(n, bins, opt, ex);
+      return planned_calls{[=] { return p->run(pk, n, table, bins); }, [=] { return p->run_async(pk, n, table, bins); }};
+    } else {  // scatter_f32, scatter_f64
+      T const* w = bulk_weights<T>(static_cast<std::size_t>(n)).data();
+      auto p = std::make_shared<calm::scatter_plan<calm::plus, std::uint32_t, T, T const*, c()>>(calm::plus{}, n, bins, opt, ex);
+      return planned_calls{[=] { return p->run(pk, w, n, table, bins); }, [=] { return p->run_async(pk, w, n, table, bins); }};
+    }
   });
 }
 
@@ -128,27 +140,23 @@ struct timed_case {
 template <class T>
 using shared_table = std::shared_ptr<backend::device_buffer<T>>;
 
-/// The case of strategy s (forced, or automatic) into `table`, `graphs` false: automatic without the graph a CUDA
-/// exec records for calls repeated with the same arguments (every call launches its kernels one by one).
+/// The case of strategy s (forced, or automatic) into `table`, through one plan; `graphs` false: automatic without
+/// the graph a CUDA plan records for its repeated runs (every call launches its kernels one by one).
 /// `min_line_repeats`: scatter_options::min_line_repeats of every call (negative: the exec's default).
 template <class T>
 timed_case strategy_case(input const& in, shared_table<T> const& table, std::string name, calm::strategy s, bool graphs,
                          float min_line_repeats = -1.0f) {
   timed_case c{std::move(name)};
   calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
-  calm::scatter_options base;
-  base.min_line_repeats = min_line_repeats;
+  calm::scatter_options opt;
+  opt.min_line_repeats = min_line_repeats;
   try {
-    backend::device_buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
-    calm::scatter_options opt = base;
-    opt.chosen = chosen.data();
-    c.ran = bulk_call(in, s, table->data(), opt, ex);  // the strategy automatic picks
-    if (c.ran == calm::strategy::automatic) c.ran = chosen.download()[0];  // chosen on the device
-    ex.synchronize();
+    planned_calls const calls = planned_call(in, s, table->data(), opt, ex);
+    c.ran = calls.run();  // the strategy automatic picks (read back where the device chose)
+    c.call = [calls, table] { calls.run_async(); };
   } catch (calm::error const& e) {
     c.error = e.what();
   }
-  c.call = [in, s, table, ex, base] { bulk_call(in, s, table->data(), base, ex); };
   return c;
 }
 
@@ -476,8 +484,9 @@ void path_case(benchmark::State& state, input in, std::string part) {
     key.add(pk).add(nn).add(table.data()).add(in.bins).add(tag).add(decided.data()).add(choice).add(reach);
     return key;
   };
+  d::recorder_of<calm::default_exec> recorder;  // as a plan's: its repeated calls as one graph on CUDA
   try {
-    time_calls(state, [&] { d::launch_decided(ex, make_key, meet_bytes + 8 + totals_bytes, meet_bytes, launches); });
+    time_calls(state, [&] { d::launch_decided(ex, &recorder, make_key, meet_bytes + 8 + totals_bytes, meet_bytes, launches); });
   } catch (calm::error const& e) {
     state.SkipWithError(e.what());
     return;

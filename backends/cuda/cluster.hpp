@@ -93,19 +93,17 @@ void for_each_resident_cluster(index_t max_clusters, int cluster_size, int threa
 struct exec : gpu::exec<warp, runtime> {
   static constexpr bool has_clusters = true;
   static constexpr bool has_launch_graphs = true;
-  /// Whether a call repeated with the same arguments may launch the graph recorded for it (off: every
-  /// call launches its kernels one by one, as the first does).
+  /// What a plan holds to launch its repeated decided calls as one recorded graph (graph_record.hpp).
+  using recorder = launch_recorder;
+  /// Whether a plan's call repeated with the same arguments may launch the graph recorded for it (off:
+  /// every call launches its kernels one by one, as the first does).
   bool launch_graphs = true;
-  /// Whether the launches made through this exec end as one: set by launch_recorded on the copy whose
+  /// Whether the launches made through this exec end as one: set by launch_recorder on the copy whose
   /// launches it records into a graph, which ends only when every launch in it has ended (a stream's
   /// next work waits for the whole graph), so that no launch need wait to end after another. Set on
   /// an exec whose launches go to a stream one by one, the stream's next work could begin before the
-  /// chosen launch ends: leave it to launch_recorded.
+  /// chosen launch ends: leave it to launch_recorder.
   bool ends_as_one = false;
-  template <class Exec, class MakeKey, class Launches>
-  static bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
-    return cuda::launch_recorded(ex, make_key, bytes, launches);
-  }
   /// Whether cluster programs may apply Op to T in another block's shared memory. 64-bit and/or/xor
   /// are left out: atomicXor on 64-bit words of distributed shared memory gave wrong tables on an
   /// H100 (CUDA 13.0, driver 580.159; tests/conformance/strategy_cluster.hpp), while 64-bit add, min

@@ -1,14 +1,14 @@
-// calm/backends/cuda/graph_record.hpp: the launches of a bulk call that decides on the device (the
-// automatic choice), recorded once as a CUDA graph and launched as one graph when the call repeats.
+// calm/backends/cuda/graph_record.hpp: the launches of a plan's bulk call that decides on the device (the
+// automatic choice), recorded once as a CUDA graph and launched as one graph while the call repeats.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "../../core/error.hpp"
 #include "../../core/launch_key.hpp"
@@ -18,67 +18,11 @@ namespace calm {
 namespace cuda {
 namespace detail {
 
-/// The graph recorded for one key, and the workspace its kernels were recorded with.
-struct recorded_graph {
-  int seen = 0;          ///< calls with this key so far
-  bool failed = false;   ///< recording failed: this key launches without a graph
-  cudaGraphExec_t exec = nullptr;
-  void* workspace = nullptr;
-  std::uint64_t last = 0;  ///< the clock of its last use
-};
-
-/// The recorded graphs of the process, most_graphs keys at most (the least recently used goes first).
-/// Never destroyed: at exit the CUDA runtime may be gone before it. Kept in one array, each with its
-/// key's hash: a lookup compares hashes, then bytes, with no key made on the heap (launch_key).
-struct graph_cache {
-  static constexpr std::size_t most_graphs = 64;
-  struct entry {
-    std::size_t hash = 0;
-    std::string key;
-    recorded_graph graph;
-  };
-  std::mutex lock;
-  std::vector<entry> graphs;  ///< most_graphs reserved: an entry stays where it is until one is evicted
-  std::uint64_t clock = 0;
-  std::uint64_t launched = 0;  ///< launches of recorded graphs so far (for tests)
-
-  static graph_cache& get() {
-    static graph_cache* const cache = [] {
-      auto* c = new graph_cache;
-      c->graphs.reserve(most_graphs);
-      return c;
-    }();
-    return *cache;
-  }
-  static void drop(recorded_graph& g) noexcept {
-    if (g.exec) (void)cudaGraphExecDestroy(g.exec);  // a graph still running is freed when it ends
-    if (g.workspace) {
-      (void)cudaDeviceSynchronize();  // a launch in flight may still use it (only on eviction: rare)
-      (void)cudaFree(g.workspace);
-    }
-    g = recorded_graph{};
-  }
-  /// The graph recorded for `key`, a new one (room made first) if none is (call with lock held).
-  recorded_graph& find_or_add(launch_key const& key) {
-    std::size_t const h = key.hash();
-    std::string_view const bytes = key.view();
-    for (auto& e : graphs)
-      if (e.hash == h && e.key == bytes) return e.graph;
-    if (graphs.size() >= most_graphs) evict_one();
-    graphs.push_back(entry{h, std::string(bytes), recorded_graph{}});
-    return graphs.back().graph;
-  }
-  /// Makes room for one more key (call with lock held).
-  void evict_one() {
-    auto oldest = graphs.end();
-    for (auto it = graphs.begin(); it != graphs.end(); ++it)
-      if (oldest == graphs.end() || it->graph.last < oldest->graph.last) oldest = it;
-    if (oldest != graphs.end()) {
-      drop(oldest->graph);
-      graphs.erase(oldest);
-    }
-  }
-};
+/// Launches of recorded graphs in this process (for tests).
+inline std::atomic<std::uint64_t>& graph_launches() {
+  static std::atomic<std::uint64_t> count{0};
+  return count;
+}
 
 /// A stream of its own and the graph captured on it; an exception ends the capture and discards it.
 class recording {
@@ -121,60 +65,94 @@ class recording {
 
 }  // namespace detail
 
-/// E::launch_recorded of the CUDA exec (core/exec.hpp), the key being make_key() (a launch_key, built
-/// only when graphs are on and the stream is not being captured). The first call with a key launches nothing
-/// itself (returns false: the caller launches as usual, and meets any bad argument); the second records
-/// launches(e, ws) into a graph, with a workspace of `bytes` of its own (zeroed once, when allocated:
-/// launches leave zero what they need zero, as launch_decided asks), and launches it; every later
-/// call launches that graph: one submission from the host instead of one per kernel, and on the GPU
-/// about 1 us per kernel that ends at once (a branch not chosen) instead of 2-3 us.
-/// A stream that the caller is capturing, or a recording that fails, launches nothing (false).
-template <class Exec, class MakeKey, class Launches>
-bool launch_recorded(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
-  if (!ex.launch_graphs) return false;
-  cudaStreamCaptureStatus status{};
-  CALM_CUDA_CHECK(cudaStreamIsCapturing(ex.stream, &status));
-  if (status != cudaStreamCaptureStatusNone) return false;
-  int device = 0;
-  CALM_CUDA_CHECK(cudaGetDevice(&device));
-  launch_key full = make_key();
-  full.add(device).add(ex.stream).add(bytes);
-  if (!full.complete()) return false;  // a key too long names no call: launched as usual
-  auto& cache = detail::graph_cache::get();
-  std::lock_guard<std::mutex> hold(cache.lock);
-  detail::recorded_graph& g = cache.find_or_add(full);
-  g.last = ++cache.clock;
-  if (g.failed) return false;
-  if (g.seen < 2 && ++g.seen < 2) return false;  // counts to 2 and stays
-  if (!g.exec) {
-    try {
-      CALM_CUDA_CHECK(cudaMalloc(&g.workspace, bytes ? bytes : 1));
-      CALM_CUDA_CHECK(cudaMemset(g.workspace, 0, bytes ? bytes : 1));  // zero once: the graph leaves what must be zero so
-      detail::recording r;
-      Exec e = ex;
-      e.stream = r.stream();
-      e.ends_as_one = true;  // the graph ends when all of its launches have
-      launches(e, static_cast<unsigned char*>(g.workspace));
-      g.exec = r.instantiate();
-    } catch (error const&) {  // launch as before, for this key
-      detail::graph_cache::drop(g);
-      g.failed = true;
-      g.last = cache.clock;
-      (void)cudaGetLastError();
+/// The CUDA exec's recorder (core/exec.hpp, E::recorder): the launches of one plan's calls that decide
+/// on the device, recorded as a CUDA graph and launched as one graph while the call repeats. A plan owns
+/// one; nothing is cached for the process. The first call with a key (make_key(), built only where
+/// graphs are on and the stream is not being captured) launches nothing itself (false: the caller
+/// launches as usual, and meets any bad argument); the second records launches(e, ws) into a graph, with a
+/// workspace of `bytes` of its own (allocated and zeroed in stream order: launches leave zero what they
+/// need zero, as launch_decided asks), and launches it; every later call with that key launches the
+/// graph: one submission from the host instead of one per kernel, and on the GPU about 1 us per kernel
+/// that ends at once (a branch not chosen) instead of 2-3 us. Another key (new arrays, another stream)
+/// drops the graph and starts over. Destroyed, it frees its workspace in the order of the stream its
+/// graph last ran on, so work in flight keeps it. A stream that the caller is capturing, or a recording
+/// that fails, launches nothing (false).
+class launch_recorder {
+ public:
+  launch_recorder() = default;
+  launch_recorder(launch_recorder const&) = delete;
+  launch_recorder& operator=(launch_recorder const&) = delete;
+  launch_recorder(launch_recorder&& o) noexcept { swap(o); }
+  launch_recorder& operator=(launch_recorder&& o) noexcept {
+    if (this != &o) {
+      drop();
+      swap(o);
+    }
+    return *this;
+  }
+  ~launch_recorder() { drop(); }
+
+  template <class Exec, class MakeKey, class Launches>
+  bool launch(Exec const& ex, MakeKey const& make_key, std::size_t bytes, Launches const& launches) {
+    if (!ex.launch_graphs) return false;
+    cudaStreamCaptureStatus status{};
+    CALM_CUDA_CHECK(cudaStreamIsCapturing(ex.stream, &status));
+    if (status != cudaStreamCaptureStatusNone) return false;
+    int device = 0;
+    CALM_CUDA_CHECK(cudaGetDevice(&device));
+    launch_key full = make_key();
+    full.add(device).add(ex.stream).add(bytes);
+    if (!full.complete()) return false;  // a key too long names no call: launched as usual
+    std::string_view const bytes_of_key = full.view();
+    if (key_ != bytes_of_key) {  // another call: start over with it
+      drop();
+      key_ = std::string(bytes_of_key);
       return false;
     }
+    if (failed_) return false;
+    if (!exec_) {
+      try {
+        stream_ = ex.stream;
+        CALM_CUDA_CHECK(cudaMallocAsync(&workspace_, bytes ? bytes : 1, stream_));
+        CALM_CUDA_CHECK(cudaMemsetAsync(workspace_, 0, bytes ? bytes : 1, stream_));  // zero once: the graph leaves what must be zero so
+        detail::recording r;
+        Exec e = ex;
+        e.stream = r.stream();
+        e.ends_as_one = true;  // the graph ends when all of its launches have
+        launches(e, static_cast<unsigned char*>(workspace_));
+        exec_ = r.instantiate();
+      } catch (error const&) {  // launch as before, for this key
+        std::string const key = key_;
+        drop();
+        key_ = key, failed_ = true;
+        (void)cudaGetLastError();
+        return false;
+      }
+    }
+    CALM_CUDA_CHECK(cudaGraphLaunch(exec_, ex.stream));
+    ++detail::graph_launches();
+    return true;
   }
-  CALM_CUDA_CHECK(cudaGraphLaunch(g.exec, ex.stream));
-  ++cache.launched;
-  return true;
-}
 
-/// How many times launch_recorded has launched a recorded graph in this process.
-inline std::uint64_t recorded_graph_launches() {
-  auto& cache = detail::graph_cache::get();
-  std::lock_guard<std::mutex> hold(cache.lock);
-  return cache.launched;
-}
+ private:
+  void drop() noexcept {
+    if (exec_) (void)cudaGraphExecDestroy(exec_);  // a graph still running is freed when it ends
+    if (workspace_) (void)cudaFreeAsync(workspace_, stream_);  // after the work queued on its stream
+    exec_ = nullptr, workspace_ = nullptr, stream_ = nullptr, failed_ = false;
+    key_.clear();
+  }
+  void swap(launch_recorder& o) noexcept {
+    std::swap(key_, o.key_), std::swap(failed_, o.failed_), std::swap(exec_, o.exec_), std::swap(workspace_, o.workspace_), std::swap(stream_, o.stream_);
+  }
+  std::string key_;  ///< the bytes of the key the graph is (to be) recorded for
+  bool failed_ = false;
+  cudaGraphExec_t exec_ = nullptr;
+  void* workspace_ = nullptr;
+  cudaStream_t stream_ = nullptr;  ///< where the graph runs, and its workspace is freed
+};
+
+/// How many times a launch_recorder has launched a recorded graph in this process.
+inline std::uint64_t recorded_graph_launches() { return detail::graph_launches().load(); }
 
 }  // namespace cuda
 }  // namespace calm

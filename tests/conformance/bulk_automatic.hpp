@@ -626,7 +626,7 @@ TEST_CASE("automatic: the walk carried to the device decides as the walk of the 
   CHECK_FALSE(calm::make_walk(calm::view_of(deep_tree), shape, 0, [](calm::strategy s) { return s; }, walk));  // 33 nodes
 }
 
-TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers hold (a recorded graph on CUDA)", "[bulk]") {
+TEST_CASE("automatic: a plan's calls repeated on the same buffers follow what the buffers hold (a recorded graph on CUDA)", "[bulk]") {
   using namespace calm_test;
   index_t const n = GENERATE(1001, 40003);
   index_t const bins = GENERATE(3, 4099, 70001);
@@ -639,6 +639,8 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
   calm::scatter_options opt;
   opt.chosen = chosen.data();
   calm::tree_view const tree = calm::view_of(every_group_tree);
+  // what two plans hold, one for each call (a plan's recorder keeps the graph of one call's arguments)
+  calm::detail::recorder_of<exec> scatter_recorder, histogram_recorder;
   auto g = rng(4242 + static_cast<int>(n + bins));
   // the same pointers, sizes and types every call: on CUDA the second call records a graph and the later
   // ones launch it, so the choice must still follow the keys the buffer holds at each call
@@ -671,9 +673,9 @@ TEST_CASE("automatic: calls repeated on the same buffers follow what the buffers
       INFO("weighted " << weighted << ": the host walks to " << calm::to_string(leaf) << ", which runs as " << calm::to_string(want));
       calm::strategy const ran =
           weighted ? calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
-                                                calm::detail::identity_key{}, opt, ex)
+                                                calm::detail::identity_key{}, opt, ex, &scatter_recorder)
                    : calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("histogram", calm::plus{}, dk.data(), calm::constant(std::uint32_t(1)), n, hist.data(), bins,
-                                                calm::detail::identity_key{}, opt, ex);
+                                                calm::detail::identity_key{}, opt, ex, &histogram_recorder);
       synchronize();
       CHECK(ran == calm::strategy::automatic);  // every_group_tree samples for tables of 3 entries and more
       CHECK(chosen.download()[0] == want);
@@ -743,6 +745,7 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
   calm::scatter_options opt;
   opt.chosen = chosen.data();
   auto g = rng(4391);
+  calm::detail::recorder_of<exec> recorder;  // a plan's: its repeated call as one graph on CUDA
   unsigned ran = 0;  // the strategies chosen (bits)
 #if defined(CALM_BACKEND_CUDA)
   std::uint64_t const launched = calm::cuda::recorded_graph_launches();
@@ -761,7 +764,7 @@ TEST_CASE("automatic, repeated (a recorded graph on CUDA): the stream's next lau
     for (int call = 0; call < 3; ++call) {  // the same arguments: recorded at the second, launched from the graph from then on
       table.upload(init);
       calm::strategy const s = calm::detail::bulk_scatter<every_group_model, calm::strategy::automatic>("scatter", calm::plus{}, dk.data(), static_cast<float const*>(dv.data()), n, table.data(), bins,
-                                                          calm::detail::identity_key{}, opt, ex);
+                                                          calm::detail::identity_key{}, opt, ex, &recorder);
       copy_after(static_cast<float const*>(table.data()), copy.data(), bins);
       synchronize();
       calm::strategy const decided = chosen.download()[0];
