@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "update.hpp"
@@ -21,11 +22,12 @@ enum class copy_mapping {
 inline char const* to_string(copy_mapping m) { return m == copy_mapping::cyclic ? "cyclic" : "blocked"; }
 
 namespace detail {
-/// Whether key k names an entry of a table of `bins` entries (negative keys do not).
+/// Whether key k names an entry of a table of `bins` entries (bins >= 0; negative keys do not, and
+/// unsigned keys are compared as they are, 2^63 and above too).
 template <class K>
 CALM_HD bool key_in_table(K k, index_t bins) {
   if constexpr (std::is_signed<K>::value) return k >= 0 && static_cast<index_t>(k) < bins;
-  else return static_cast<index_t>(k) < bins;
+  else return static_cast<std::uint64_t>(k) < static_cast<std::uint64_t>(bins);
 }
 }  // namespace detail
 
