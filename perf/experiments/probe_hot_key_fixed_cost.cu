@@ -1,4 +1,4 @@
-// calm/perf/probe_hot_key_fixed_cost.cu: a stand-alone probe (not part of the library or its build) of the part
+// calm/perf/experiments/probe_hot_key_fixed_cost.cu: a stand-alone probe (not part of the library or its build) of the part
 // of hot_key's time that does not grow with the keys. The held-out sweep's medians at 2^24 and 2^26 keys (300,000
 // and 5,000,000 entries) fit hot_key with 45-65 us that do not scale, naive with 13-20. Here hot_key_scatter runs
 // on the bench's own keys (perf/bulk_keys.hpp: splitmix64, seed 7; a shorter input is a prefix of the longer)
@@ -26,7 +26,7 @@
 #include <functional>
 #include <string>
 
-#include "bulk_keys.hpp"
+#include "../bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 using calm::index_t;
 using calm::strategy;

@@ -1,4 +1,4 @@
-// calm/perf/probe_early_launch.cu: a stand-alone probe (not part of the library or its build) of ways to start the
+// calm/perf/experiments/probe_early_launch.cu: a stand-alone probe (not part of the library or its build) of ways to start the
 // launches behind a choice made on the device sooner: a chooser of 64 blocks (a load, a match, a meeting in device
 // memory: atomics by 12 lanes or one, padded sums, per-group slots, none) then two or three guarded launches of a
 // resident grid (2 blocks of 1,024 threads an SM, 20,000 multiply-adds a thread where chosen), each a CUDA graph

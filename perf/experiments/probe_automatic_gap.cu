@@ -1,4 +1,4 @@
-// calm/perf/probe_automatic_gap.cu: a stand-alone probe (not part of the library or its build) of where automatic's
+// calm/perf/experiments/probe_automatic_gap.cu: a stand-alone probe (not part of the library or its build) of where automatic's
 // time goes beyond the forced strategy it runs, on held-out inputs where that gap grew with the keys (hist_u32 sorted
 // over 300,000 entries, peer_reduce; hotset over 5,000,000, scan_reduce; 2^24 and 2^26 keys), and on inputs that run
 // hot_key (twohot, zipf over 300,000) or scan_reduce (uniform over 300,000) beside them. Per input, in one
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bulk_keys.hpp"
+#include "../bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 namespace d = calm::detail;
 using calm::index_t;

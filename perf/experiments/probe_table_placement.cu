@@ -1,4 +1,4 @@
-// calm/perf/probe_table_placement.cu: a stand-alone probe (not part of the library or its build) of whether the table's
+// calm/perf/experiments/probe_table_placement.cu: a stand-alone probe (not part of the library or its build) of whether the table's
 // allocation sets a call's speed where the table fits the L2 (hist_u32 hotset over 5,000,000 entries and zipf2 over
 // 300,000, 2^24 keys, as in the held-out set): six tables allocated one after another (each its own cudaMalloc, all
 // kept), and on each the forced scan_reduce and peer_reduce and automatic, in rounds, host launch to wait, medians.
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "bulk_keys.hpp"
+#include "../bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 using calm::index_t;
 using calm::strategy;

@@ -1,4 +1,4 @@
-// calm/perf/probe_chooser.hpp: what the stand-alone probes of a launch behind a choice made on the device share (not
+// calm/perf/experiments/probe_chooser.hpp: what the stand-alone probes of a launch behind a choice made on the device share (not
 // part of the library or its build): a sampling-like chooser, the held-out keys they run (sorted, runs of 32, uniform
 // over 300,000 entries), a resident launch that may overlap the one before it, and CUDA graphs timed round-robin.
 // Used by perf/probe_prefetch_before_wait.cu and perf/probe_speculative_start.cu.

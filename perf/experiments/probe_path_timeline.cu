@@ -1,4 +1,4 @@
-// calm/perf/probe_path_timeline.cu: a stand-alone probe (not part of the library or its build) of where automatic's
+// calm/perf/experiments/probe_path_timeline.cu: a stand-alone probe (not part of the library or its build) of where automatic's
 // sampled path spends its time on the device: every block of every launch stamps %globaltimer at its start and end
 // (min and max over blocks, per program: the sampling, the shared direct launch behind the choice, a guarded launch
 // not chosen, a direct scatter of its own), and the sampling's blocks also after each of its phases (counters cleared,
@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <string>
 #include <vector>
-#include "bulk_keys.hpp"
+#include "../bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 
 static void reset() {

@@ -1,4 +1,4 @@
-// calm/perf/probe_hot_key_behind_choice.cu: a stand-alone probe (not part of the library or its build) of why
+// calm/perf/experiments/probe_hot_key_behind_choice.cu: a stand-alone probe (not part of the library or its build) of why
 // automatic takes longer than forced hot_key where it runs hot_key (300,000 entries, 2^24 keys; scatter_f64 zipf:
 // 310 us against 277 us on an H100). Each input is timed as calls, host launch to stream wait, medians of 100
 // in 3 rounds, and their device part alone (CUDA events, the call queued behind a spin): forced hot_key; automatic

@@ -1,4 +1,4 @@
-// calm/perf/probe_graph_branches.cu: a stand-alone probe (not part of the library or its build) of what
+// calm/perf/experiments/probe_graph_branches.cu: a stand-alone probe (not part of the library or its build) of what
 // the launches behind a device-side choice cost in a CUDA graph: the strategies launched each behind a
 // guard (as strategy::automatic does), a conditional switch node instead, an early programmatic
 // trigger, and two ways for the sampling blocks to meet. A naive histogram stands in for the chosen

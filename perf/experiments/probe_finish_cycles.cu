@@ -1,4 +1,4 @@
-// calm/perf/probe_finish_cycles.cu: a stand-alone probe (not part of the library or its build) of what one
+// calm/perf/experiments/probe_finish_cycles.cu: a stand-alone probe (not part of the library or its build) of what one
 // lane's finish of the automatic choice costs in cycles (clock64): the summed totals' loads, the five
 // statistics' double divisions (as statistics_of), and a walk of four tests over nodes in kernel
 // parameters (as tree_walk::finish). Results: perf/results/cuda-h100-2026-11-26-merge-program-registers.md.

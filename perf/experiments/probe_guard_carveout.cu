@@ -1,4 +1,4 @@
-// calm/perf/probe_guard_carveout.cu: a stand-alone probe (not part of the library or its build): does a launch not
+// calm/perf/experiments/probe_guard_carveout.cu: a stand-alone probe (not part of the library or its build): does a launch not
 // chosen that asks for 17 KB of block-local memory a block (as hot_key's) cost more behind a device-made choice than
 // one that asks for none (a change of the shared memory carveout between kernels)? Default carveout and 100%.
 // CUDA graphs timed host launch to wait (medians of 3,000). Results: perf/results/cuda-h100-2026-11-26-sampling-parts.md.

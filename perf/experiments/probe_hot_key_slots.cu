@@ -1,4 +1,4 @@
-// calm/perf/probe_hot_key_slots.cu: a stand-alone probe (not part of the library or its build) of how many lines hot_key
+// calm/perf/experiments/probe_hot_key_slots.cu: a stand-alone probe (not part of the library or its build) of how many lines hot_key
 // should cache. Where keys crowd a few hundred table lines without meeting in a warp (gauss over 300,000 entries: sigma
 // 4,688; window16 over 262,144: 16,384 entries alike), naive is bound by the device atomics on those lines, and a
 // cache of at most 64 of them (slots = 128, the default) moves only the hottest: on an H100 hot_key runs 10-12% faster
@@ -17,7 +17,7 @@
 #include <string>
 #include <type_traits>
 
-#include "bulk_keys.hpp"
+#include "../bulk_keys.hpp"
 #include "probe_graph_timing.hpp"
 using calm::index_t;
 using calm::strategy;

@@ -1,4 +1,4 @@
-// calm/perf/probe_peer_match_width.cu: a stand-alone probe (not part of the library or its build): what does
+// calm/perf/experiments/probe_peer_match_width.cu: a stand-alone probe (not part of the library or its build): what does
 // peer_reduce's match cost in a direct scatter, by the width of what it matches? calm's direct scatter merges a warp's
 // lanes by match_any on the address each updates (8 bytes on a GPU); the probe of the early start
 // (probe_speculative_start.cu) matched the 4-byte key and cost 5 us over naive on uniform keys where calm's forced
