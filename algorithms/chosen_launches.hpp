@@ -30,20 +30,15 @@ constexpr unsigned device_readable = feature_bit(feature::warp_level) | feature_
 template <class K, class T>
 constexpr bool one_direct_launch = sizeof(K) <= 4 && sizeof(T) <= 4;
 
-/// Whether naive and peer_reduce alone share one (launch_chosen): 4-byte keys with 8-byte values. Their
-/// program takes 82 registers on sm_90 and spills nothing (tiles in registers); on an H100 it ran naive
-/// and peer_reduce as fast as their own launches, where one with scan_reduce too ran scan_reduce and
-/// peer_reduce up to 1.35x slower (perf/results/cuda-h100-2026-11-27-merge-per-tile.md).
+/// Whether naive and peer_reduce alone share one (launch_chosen): 4-byte keys with 8-byte values (82
+/// registers on sm_90, no spills; with scan_reduce too the shared program ran up to 1.35x slower).
 template <class K, class T>
 constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 
 /// The layout a sampling counts line repeats in (collision_statistics::line_repeats) for a direct scatter
 /// of these keys and values: as the direct scatter of launch_chosen meets the keys (its load form), on
 /// 128-byte lines for keys and values of at most 4 bytes, else a warp's repeated keys (lines of one
-/// entry): with 8-byte values COO rows of 16 keys and more put a warp's few rows on one line, where
-/// only the longest counts, and fell below the rule of 10 of the 8-byte address match (naive ran them
-/// 1.4x slower, over lines of 16 doubles in cuda-h100-2026-11-25-line-rule-f64-train.md and of 32 in
-/// -f64-keys.md); runs of 1 to 8 keys repeat about 8.6 keys a warp either way.
+/// entry: with 8-byte values a line of a warp's few COO rows counted only the longest).
 template <class Exec, class K, class VS, class T>
 merge_lines direct_lines_of(K const* keys, VS const& vals) {
   int const vec = load_form_of<Exec>(keys, vals) == load_form::chunks ? vec_of<load_form::chunks> : vec_of<load_form::items>;
@@ -71,17 +66,10 @@ merge_lines sampled_lines_of(merge_lines rule_lines, unsigned reads, K const* ke
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`; naive, scan_reduce and peer_reduce share one launch, chosen_merge_program, where
 /// keys and values have at most 4 bytes; with 8-byte values naive and peer_reduce share one; hot_key
-/// and the block-local strategies each have their own after those): the blocks of a
-/// strategy not chosen end at once, so each costs an empty grid
-/// (about 1.5 us each in a recorded graph on an H100, 2-3 us launched from the host; with launches that
-/// overlap, as bulk_scatter passes them (detail::overlapping), two not chosen cost about 1 us less in
-/// all; and the chosen launch lets those after it be placed while it runs (chosen_program): on an H200,
-/// calls whose best is a direct scatter with hot_key's launch after it took 0.5-1.2 us less, hist_u32
-/// sorted into 300,000 entries at 2^24 keys 1.3 us; where the launches end as one, in a recorded graph, the
-/// blocks of those after the chosen one end at once too: 1.0 us less a call on an H200 over 34 held-out inputs
-/// at 2^24 keys, perf/results/cuda-h200-2026-12-01-graph-tail.md). One launch per strategy, not one
-/// program over all: a fused kernel takes the registers of its heaviest program, and on an H100 that
-/// halved the occupancy of naive and privatize (20-200 us more per call, measured).
+/// and the block-local strategies each have their own after those): the blocks of a strategy not chosen
+/// end at once, so each costs an empty grid (about 1.5 us in a recorded graph, 2-3 us launched from the
+/// host); the chosen launch lets those after it be placed while it runs (chosen_program). One launch per
+/// strategy, not one program over all: a fused kernel takes the registers of its heaviest program.
 /// Runs: the strategies the call compiled (strategy_set::runs, bits); reach holds no other.
 template <unsigned Runs, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
@@ -168,12 +156,8 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   with_load_form(form, [&](auto f) {
     constexpr load_form F = decltype(f)::value;
     // hot_key in its own launch after the direct ones: right after the sampling, the shared direct
-    // launch loads its first tile while the sampling ends (chosen_merge_program); after hot_key's launch,
-    // those loads were wasted where hot_key or scan_reduce ran (2.5-3.7 us more a call on an H100:
-    // cuda-h100-2026-11-27-merge-per-tile.md). hot_key rode in the shared launch of 4-byte values from
-    // 781c507, which then took hot_key's registers: 53 for histograms, 2 blocks of 512 an SM where
-    // the direct scatters' own launches have 3, and on an H200 hist_u32 calls that ran peer_reduce took
-    // up to 12% longer, those that ran hot_key 2-9 us longer than now (cuda-h200-2026-11-28-shared-launch-occupancy.md).
+    // launch loads its first tile while the sampling ends (chosen_merge_program); inside the shared
+    // launch hot_key's registers lowered the direct scatters' occupancy.
     index_t const blocks = blocks_with_work(n, direct_threads, form);
     auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
     direct(blocks, make);
