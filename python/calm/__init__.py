@@ -1,0 +1,202 @@
+"""calm: contended scatters (histograms, scatter-add, scatter-max/min) without the cost of colliding atomics.
+
+Arrays come from numpy (a host build), torch or cupy (a CUDA build, on the caller's current stream) and
+are read and written in place through DLPack. Keys are int32 or int64 (uint32 and uint64 are read as
+the signed type of their width, smaller integers are converted); tables and values are int32, int64,
+float32 or float64.
+
+    import calm, torch
+    keys = torch.randint(0, 256, (1 << 24,), device="cuda")
+    counts = calm.histogram(keys, 256)                       # like torch.bincount(keys, minlength=256)
+    out = calm.scatter(msg, dst, dim_size=nodes)             # like torch_scatter.scatter(msg, dst, reduce="sum")
+    plan = calm.Plan(keys, counts)                           # the same shape again and again
+    plan(keys, counts)
+"""
+
+from . import _calm
+
+backend = _calm.backend
+"""The backend this module was built for: "openmp" (numpy and torch CPU arrays), "cuda" or "hip"."""
+
+__all__ = ["histogram", "bincount", "scatter", "Plan", "backend"]
+
+_REDUCTIONS = ("sum", "max", "min")
+
+
+class _Lib:
+    """What calm needs of one array library: dtype names, allocation, the current stream."""
+
+    def __init__(self, x):
+        mod = type(x).__module__.split(".")[0]
+        if mod not in ("numpy", "torch", "cupy"):
+            raise TypeError(f"calm: arrays must be numpy, torch or cupy arrays, not {type(x).__name__}")
+        self.name = mod
+        if mod == "torch":
+            import torch
+            self.xp = torch
+            self.device = x.device
+        else:
+            import importlib
+            self.xp = importlib.import_module(mod)
+            self.device = getattr(x, "device", None)
+
+    def dtype_name(self, x):
+        return str(x.dtype).replace("torch.", "")
+
+    def dtype(self, name):
+        return getattr(self.xp, name)
+
+    def full(self, n, value, dtype_name):
+        if self.name == "torch":
+            return self.xp.full((n,), value, dtype=self.dtype(dtype_name), device=self.device)
+        if self.name == "cupy":
+            with self.device:
+                return self.xp.full((n,), value, dtype=dtype_name)
+        return self.xp.full((n,), value, dtype=dtype_name)
+
+    def as_type(self, x, dtype_name):
+        if self.dtype_name(x) == dtype_name:
+            return x
+        return x.to(self.dtype(dtype_name)) if self.name == "torch" else x.astype(dtype_name)
+
+    def contiguous(self, x):
+        if self.name == "torch":
+            return x.contiguous()
+        return self.xp.ascontiguousarray(x)
+
+    def stream(self):
+        """The stream calm's work goes to, and the one DLPack producers are told of."""
+        if self.name == "torch" and self.device.type == "cuda":
+            return self.xp.cuda.current_stream(self.device).cuda_stream
+        if self.name == "cupy":
+            return self.xp.cuda.get_current_stream().ptr
+        return 0
+
+    def capsule(self, x, stream):
+        if self.name == "numpy":
+            return x.__dlpack__()
+        if self.name == "torch":
+            return x.__dlpack__(stream=-1 if x.device.type == "cuda" else None)  # calm runs on torch's own stream
+        return x.__dlpack__(stream=stream)
+
+
+def _keys(lib, keys):
+    """keys as a contiguous int32 or int64 vector: unsigned keys of 32 and 64 bits are read as signed
+    (keys of 2^31, 2^63 and above become negative: outside every table), smaller integers converted."""
+    if len(keys.shape) != 1:
+        raise ValueError(f"calm: keys must be one-dimensional, have shape {tuple(keys.shape)}")
+    name = lib.dtype_name(keys)
+    if name in ("int32", "int64"):
+        return lib.contiguous(keys)
+    if name in ("uint32", "uint64") and lib.name != "torch":
+        return lib.contiguous(keys).view("int32" if name == "uint32" else "int64")
+    if name in ("int8", "int16", "uint8", "uint16", "bool"):
+        return lib.as_type(lib.contiguous(keys), "int32")
+    raise TypeError(f"calm: keys must be integers, not {name}")
+
+
+def _key_bound(lib, keys, what):
+    """max(keys) + 1 (0 for no keys); ValueError on a negative key (waits for the device)."""
+    if keys.shape[0] == 0:
+        return 0
+    if int(keys.min()) < 0:
+        raise ValueError(f"calm: {what} must be non-negative")
+    return int(keys.max()) + 1
+
+
+class Plan:
+    """A scatter planned once for the shapes, dtypes and device of its example arrays, then run again and
+    again (calm's plan: on a GPU the work of a repeated run is replayed as one recorded graph).
+
+    reduce: "count" (out[k] += 1 for each key k), or "sum", "max", "min" of values into out[k]. Keys
+    outside [0, len(out)) are skipped. A run updates out in place, on the current stream of the plan's
+    arrays (no wait), and returns out. Arrays of another shape, dtype or device raise before anything runs.
+
+        plan = calm.Plan(keys, hist)              # hist: int64 zeros of 256
+        for batch in batches: plan(batch, hist)   # every batch of the same length as keys
+    """
+
+    def __init__(self, keys, out, values=None, reduce="count"):
+        self._lib = _Lib(out)
+        if reduce != "count" and reduce not in _REDUCTIONS:
+            raise ValueError(f'calm: reduce must be "count", "sum", "max" or "min", not "{reduce}"')
+        if (reduce == "count") != (values is None):
+            raise ValueError('calm: values are given exactly where reduce is not "count"')
+        if len(out.shape) != 1:
+            raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
+        self._counts = reduce == "count"
+        keys = _keys(self._lib, keys)
+        self._stream = self._lib.stream()
+        self._plan = _calm.Plan("sum" if self._counts else reduce, self._lib.dtype_name(keys), self._lib.dtype_name(out), self._counts,
+                                keys.shape[0], out.shape[0], self._stream)
+        self.strategy = None
+        """The strategy the last run launched ("automatic" where the device chose), None before a run."""
+
+    def __call__(self, keys, out, values=None):
+        lib = self._lib
+        keys = _keys(lib, keys)
+        vc = None if values is None else lib.capsule(lib.contiguous(values), self._stream)
+        self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(out, self._stream))
+        return out
+
+
+def histogram(keys, bins, out=None):
+    """out[k] += 1 for each key k of keys in [0, bins); other keys are skipped, as CUB's histograms skip them.
+    Returns out: where None, a new int64 array of bins counts on the keys' device."""
+    lib = _Lib(keys)
+    if out is None:
+        out = lib.full(int(bins), 0, "int64")
+    elif out.shape[0] != bins:
+        raise ValueError(f"calm: out has {out.shape[0]} entries, bins is {bins}")
+    return Plan(keys, out)(keys, out)
+
+
+def bincount(keys, weights=None, minlength=0):
+    """As numpy.bincount and torch.bincount: the number (or the weights' sum) of each value of the
+    non-negative integer keys, in an array of max(minlength, max(keys) + 1) entries: int64 counts, and
+    weights summed in float64 for numpy arrays, in the weights' dtype for torch and cupy arrays."""
+    lib = _Lib(keys)
+    keys = _keys(lib, keys)
+    size = max(int(minlength), _key_bound(lib, keys, "bincount's keys"))
+    if weights is None:
+        out = lib.full(size, 0, "int64")
+        return Plan(keys, out)(keys, out)
+    if weights.shape != keys.shape:
+        raise ValueError(f"calm: weights have shape {tuple(weights.shape)}, keys {tuple(keys.shape)}")
+    wt = "float64" if lib.name == "numpy" else lib.dtype_name(weights)
+    weights = lib.as_type(weights, wt)
+    out = lib.full(size, 0, wt)
+    return Plan(keys, out, weights, "sum")(keys, out, weights)
+
+
+def _identity(lib, reduce, dtype_name):
+    if dtype_name.startswith("float"):
+        return float("-inf") if reduce == "max" else float("inf")
+    import numpy
+    info = numpy.iinfo(dtype_name)
+    return int(info.min) if reduce == "max" else int(info.max)
+
+
+def scatter(src, index, dim_size=None, reduce="sum", out=None):
+    """As torch_scatter.scatter for one-dimensional src: out[index[i]] = reduce(out[index[i]], src[i]).
+    Where out is given it is updated in place (keys outside it skipped) and returned. Where it is not, a
+    new array of dim_size entries (max(index) + 1 where dim_size is None; negative keys then raise) starts
+    at 0 for "sum"; for "max" and "min" entries no key reaches are 0, as torch_scatter leaves them."""
+    if reduce not in _REDUCTIONS:
+        raise ValueError(f'calm: reduce must be "sum", "max" or "min", not "{reduce}"')
+    lib = _Lib(src)
+    if len(src.shape) != 1:
+        raise ValueError(f"calm: src must be one-dimensional, has shape {tuple(src.shape)}")
+    if index.shape != src.shape:
+        raise ValueError(f"calm: index has shape {tuple(index.shape)}, src {tuple(src.shape)}")
+    keys = _keys(lib, index)
+    if out is not None:
+        return Plan(keys, out, src, reduce)(keys, out, lib.as_type(src, lib.dtype_name(out)))
+    size = _key_bound(lib, keys, "scatter's index") if dim_size is None else int(dim_size)
+    dt = lib.dtype_name(src)
+    start = 0 if reduce == "sum" else _identity(lib, reduce, dt)
+    out = lib.full(size, start, dt)
+    Plan(keys, out, src, reduce)(keys, out, src)
+    if reduce != "sum":
+        out[out == start] = 0
+    return out

@@ -1,0 +1,129 @@
+// calm/python/src/module.cpp: the extension module calm._calm: plans made from run-time names, run over
+// arrays handed over by DLPack; calm/__init__.py builds the user's functions on it.
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+
+#include "plans.hpp"
+
+namespace py = pybind11;
+
+namespace calm_python {
+
+place build_place() {
+#if defined(CALM_BACKEND_CUDA)
+  return place::cuda;
+#elif defined(CALM_BACKEND_HIP)
+  return place::rocm;
+#else
+  return place::host;
+#endif
+}
+
+int current_device() {
+  int d = 0;
+#if defined(CALM_BACKEND_CUDA)
+  CALM_CUDA_CHECK(cudaGetDevice(&d));
+#elif defined(CALM_BACKEND_HIP)
+  CALM_HIP_CHECK(hipGetDevice(&d));
+#endif
+  return d;
+}
+
+namespace {
+
+char const* place_name(place p) { return p == place::host ? "the host (CPU)" : p == place::cuda ? "a CUDA device" : "a ROCm device"; }
+
+dtype dtype_named(std::string const& s) {
+  if (s == "int32") return dtype::int32;
+  if (s == "int64") return dtype::int64;
+  if (s == "float32") return dtype::float32;
+  if (s == "float64") return dtype::float64;
+  throw py::type_error("calm: dtype " + s + " is not one of int32, int64, float32, float64");
+}
+
+reduction reduction_named(std::string const& s) {
+  if (s == "sum") return reduction::sum;
+  if (s == "max") return reduction::max;
+  if (s == "min") return reduction::min;
+  throw py::value_error("calm: reduce must be \"sum\", \"max\" or \"min\", not \"" + s + "\"");
+}
+
+/// A plan as Python holds it: its shape, the device it was made on, and the plan.
+class python_plan {
+ public:
+  python_plan(std::string const& op, std::string const& key, std::string const& table, bool counts, std::int64_t n, std::int64_t bins, std::uintptr_t stream) {
+    spec_.op = reduction_named(op);
+    spec_.key = dtype_named(key);
+    spec_.table = dtype_named(table);
+    spec_.counts = counts;
+    spec_.n = n;
+    spec_.bins = bins;
+    spec_.stream = stream;
+    if (spec_.key != dtype::int32 && spec_.key != dtype::int64) throw py::type_error("calm: keys must be int32 or int64, not " + key);
+    if (counts && spec_.op != reduction::sum) throw py::value_error("calm: a histogram sums its counts");
+    device_ = current_device();
+    switch (spec_.table) {
+      case dtype::int32: plan_ = make_plan_int32(spec_); break;
+      case dtype::int64: plan_ = make_plan_int64(spec_); break;
+      case dtype::float32: plan_ = make_plan_float32(spec_); break;
+      default: plan_ = make_plan_float64(spec_); break;
+    }
+  }
+
+  std::string run(py::capsule const& keys, py::object const& values, py::capsule const& table, bool wait) {
+    array_view const k = checked(keys, "keys", spec_.key, spec_.n);
+    array_view const t = checked(table, "out", spec_.table, spec_.bins);
+    void const* v = nullptr;
+    if (!spec_.counts) {
+      if (values.is_none()) throw py::value_error("calm: this plan scatters values; none were given");
+      v = checked(values.cast<py::capsule>(), "values", spec_.table, spec_.n).data;
+    } else if (!values.is_none()) {
+      throw py::value_error("calm: this plan counts keys; values were given");
+    }
+    py::gil_scoped_release unlocked;
+    return plan_->run(k.data, v, t.data, wait);
+  }
+
+ private:
+  array_view checked(py::capsule const& c, char const* what, dtype type, std::int64_t length) const {
+    std::string const who = std::string("calm: ") + what;
+    array_view const a = view_of(c, who.c_str());
+    if (a.where != build_place()) throw py::type_error(who + " is on " + place_name(a.where) + "; this calm module was built for " + place_name(build_place()));
+    if (a.where != place::host && a.device != device_)
+      throw py::value_error(who + " is on device " + std::to_string(a.device) + "; the plan was made on device " + std::to_string(device_));
+    if (a.type != type) throw py::type_error(who + " has dtype " + std::string(name(a.type)) + "; the plan expects " + name(type));
+    if (a.cols != 1 || a.rows != length)
+      throw py::value_error(who + " has shape (" + std::to_string(a.rows) + (a.cols != 1 ? ", " + std::to_string(a.cols) : std::string(",")) +
+                            "); the plan expects (" + std::to_string(length) + ",)");
+    return a;
+  }
+
+  plan_spec spec_;
+  int device_ = 0;
+  std::unique_ptr<erased_plan> plan_;
+};
+
+}  // namespace
+}  // namespace calm_python
+
+PYBIND11_MODULE(_calm, m) {
+  using calm_python::python_plan;
+  m.doc() = "calm's compiled core: plans of bulk scatters over DLPack arrays (use the calm package's functions)";
+  m.attr("backend") = calm_python::build_place() == calm_python::place::host ? "openmp" : calm_python::build_place() == calm_python::place::cuda ? "cuda" : "hip";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (calm::error const& e) {
+      bool const bad_input = e.code() == calm::errc::invalid_argument || e.code() == calm::errc::out_of_range;
+      PyErr_SetString(bad_input ? PyExc_ValueError : PyExc_RuntimeError, e.what());
+    }
+  });
+  py::class_<python_plan>(m, "Plan")
+      .def(py::init<std::string const&, std::string const&, std::string const&, bool, std::int64_t, std::int64_t, std::uintptr_t>(), py::arg("op"),
+           py::arg("key_dtype"), py::arg("table_dtype"), py::arg("counts"), py::arg("n"), py::arg("bins"), py::arg("stream") = 0)
+      .def("run", &python_plan::run, py::arg("keys"), py::arg("values"), py::arg("out"), py::arg("wait") = false,
+           "Updates out in place from keys (and values) on the plan's stream; returns the strategy that ran "
+           "(\"automatic\" where the device chose and wait is False).");
+}
