@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages calm's builds need, only those missing. Usage:
-#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [plot]
+#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
-# ROCm headers, device libraries and rocPRIM (the HIP peer of the perf suite); kokkos: Debian's Kokkos (Serial); plot: matplotlib (perf/plot.py).
+# ROCm headers, device libraries and rocPRIM (the HIP peer of the perf suite); kokkos: Debian's Kokkos (Serial); python: pybind11, numpy, pytest and torch (CPU) for the Python module; plot: matplotlib (perf/plot.py).
 # Runs apt-get as root (or sudo).
 set -euo pipefail
 
@@ -12,6 +12,7 @@ declare -A groups=(
   [perf]="libbenchmark-dev"
   [hip]="hipcc clang-15 libamdhip64-dev rocm-device-libs librocprim-dev"
   [kokkos]="libtrilinos-kokkos-dev"
+  [python]="pybind11-dev python3-dev python3-numpy python3-pytest python3-torch"
   [plot]="python3-matplotlib"
 )
 [ $# -eq 0 ] && set -- base test perf

@@ -3,7 +3,8 @@
 # missing, then:
 #   1. host (OpenMP) build: the conformance suite for W = 64 (the warp layer also for W = 8 and 16),
 #      the host-only tests, the Kokkos tests (Debian's Kokkos, Serial), the install + find_package test,
-#      and the perf suite compiled without optimization (a compile-check: perf/run.sh builds its own);
+#      the Python package's tests (pytest, numpy and torch CPU arrays), and the perf suite compiled
+#      without optimization (a compile-check: perf/run.sh builds its own);
 #   2. the conformance suite for W = 32 under AddressSanitizer and UndefinedBehaviorSanitizer (-O1, line
 #      tables only: -g1);
 #   3. CUDA compile-check of the library and its tests with nvcc for sm_90 (no GPU needed; the GPU node
@@ -20,7 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-bash cmake/install_deps.sh base test perf hip kokkos
+bash cmake/install_deps.sh base test perf hip kokkos python
+# the Python that has Debian's numpy and torch (a PATH python3 of pyenv or a venv may lack them)
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3)
 
 passed=0 failed=0
 run_ctest() {  # ctest in $1; adds its counts to the totals
@@ -45,7 +49,8 @@ step_start=$SECONDS
 step_done() { echo "== step $1 took $(( (SECONDS - step_start) / 60 )) min $(( (SECONDS - step_start) % 60 )) s"; step_start=$SECONDS; }
 
 echo "== 1. host build and tests (OpenMP backend)"
-cmake -S . -B "$root/openmp" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCALM_PERF_COMPILE_CHECK=ON
+cmake -S . -B "$root/openmp" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCALM_PERF_COMPILE_CHECK=ON \
+  -DCALM_PYTHON=ON -DPython3_EXECUTABLE="$python"
 cmake --build "$root/openmp" -j "$jobs"
 status=0
 run_ctest "$root/openmp" || status=1

@@ -1,0 +1,191 @@
+"""The calm Python package against numpy and torch references, on the arrays of its build's backend
+(numpy and torch CPU arrays for openmp, torch CUDA tensors for cuda): every key distribution, sizes
+that are not multiples of a warp or block, no keys, keys outside the table, every dtype and reduction."""
+
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import calm
+
+try:
+    import torch
+except ImportError:  # optional on the host; a GPU build is tested through torch
+    torch = None
+
+SEED = int(os.environ.get("CALM_TEST_SEED", np.random.SeedSequence().entropy % (1 << 32)))
+print(f"calm python tests: CALM_TEST_SEED={SEED}")
+
+ON_GPU = calm.backend in ("cuda", "hip")
+LIBS = ["torch"] if ON_GPU else (["numpy", "torch"] if torch is not None else ["numpy"])
+SIZES = [0, 1, 31, 1000, 65537]
+DISTS = ["uniform", "runs", "hot", "zipf"]
+
+
+def draw_keys(rng, dist, n, bins):
+    if bins == 0:
+        return np.zeros(n, np.int64)
+    if dist == "uniform":
+        return rng.integers(0, bins, n)
+    if dist == "runs":  # runs of up to 64 equal keys
+        return np.repeat(rng.integers(0, bins, n // 8 + 1), rng.integers(1, 65, n // 8 + 1))[:n] if n else np.zeros(0, np.int64)
+    if dist == "hot":  # half the keys on one entry
+        k = rng.integers(0, bins, n)
+        k[rng.random(n) < 0.5] = bins // 2
+        return k
+    return np.minimum(rng.zipf(1.3, n) - 1, bins - 1)
+
+
+def to_lib(lib, a):
+    a = np.ascontiguousarray(a)
+    if lib == "numpy":
+        return a
+    return torch.from_numpy(a).to("cuda" if ON_GPU else "cpu")
+
+
+def to_numpy(x):
+    return x.cpu().numpy() if hasattr(x, "cpu") else np.asarray(x)
+
+
+def rng_for(*parts):
+    return np.random.default_rng([SEED, zlib.crc32(repr(parts).encode())])
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("dist", DISTS)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("bins", [1, 7, 256, 5000, 300000])
+@pytest.mark.parametrize("key_dtype", ["int32", "int64"])
+def test_histogram_counts_every_key(lib, dist, n, bins, key_dtype):
+    rng = rng_for("hist", lib, dist, n, bins, key_dtype)
+    keys = draw_keys(rng, dist, n, bins).astype(key_dtype)
+    got = calm.histogram(to_lib(lib, keys), bins)
+    assert str(got.dtype).endswith("int64")
+    np.testing.assert_array_equal(to_numpy(got), np.bincount(keys, minlength=bins))
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_histogram_skips_keys_outside_and_accumulates(lib):
+    keys = np.array([-1, 0, 3, 4, 2**31 - 1, 3, -(2**31)], np.int32)
+    out = to_lib(lib, np.array([10, 0, 0, 0], np.int32))
+    calm.histogram(to_lib(lib, keys), 4, out=out)
+    np.testing.assert_array_equal(to_numpy(out), [11, 0, 0, 2])
+
+
+@pytest.mark.skipif(ON_GPU, reason="numpy arrays are host arrays")
+def test_unsigned_keys_are_read_in_place():
+    keys = np.array([0, 5, 2**32 - 1, 2**31, 5], np.uint32)  # the top two are outside any table
+    np.testing.assert_array_equal(calm.histogram(keys, 6), [1, 0, 0, 0, 0, 2])
+    keys64 = np.array([1, 2**64 - 1, 2**63 + 1, 1], np.uint64)
+    np.testing.assert_array_equal(calm.histogram(keys64, 3), [0, 2, 0])
+    np.testing.assert_array_equal(calm.histogram(np.array([3, 3, 200], np.uint8), 256)[[3, 200]], [2, 1])
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("dist", DISTS)
+@pytest.mark.parametrize("n", [0, 33, 20000])
+def test_bincount_matches_the_library(lib, dist, n):
+    rng = rng_for("bincount", lib, dist, n)
+    keys = draw_keys(rng, dist, n, 3000)
+    weights = rng.random(n).astype(np.float32)
+    np.testing.assert_array_equal(to_numpy(calm.bincount(to_lib(lib, keys), minlength=10)), np.bincount(keys, minlength=10))
+    got = calm.bincount(to_lib(lib, keys), weights=to_lib(lib, weights))
+    want = np.bincount(keys, weights=weights.astype(np.float64))
+    assert str(got.dtype).endswith("float64" if lib == "numpy" else "float32")
+    np.testing.assert_allclose(to_numpy(got), want, rtol=0, atol=np.float32(np.finfo(np.float32).eps) * (n + 1) * 2)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_bincount_rejects_negative_keys(lib):
+    with pytest.raises(ValueError, match="non-negative"):
+        calm.bincount(to_lib(lib, np.array([0, -3, 2])))
+
+
+def reference_scatter(keys, src, size, reduce):
+    out = np.zeros(size, src.dtype)
+    seen = np.zeros(size, bool)
+    for k, v in zip(keys, src):
+        if 0 <= k < size:
+            if reduce == "sum":
+                out[k] += v
+            elif not seen[k]:
+                out[k] = v
+            else:
+                out[k] = max(out[k], v) if reduce == "max" else min(out[k], v)
+            seen[k] = True
+    return out
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("reduce", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("dist", DISTS)
+@pytest.mark.parametrize("n,size", [(0, 5), (37, 3), (5000, 97), (40000, 40000)])
+def test_scatter_matches_a_sequential_reference(lib, reduce, dtype, dist, n, size):
+    rng = rng_for("scatter", lib, reduce, dtype, dist, n, size)
+    keys = draw_keys(rng, dist, n, size)
+    src = (rng.standard_normal(n) * 100).astype(dtype)
+    got = to_numpy(calm.scatter(to_lib(lib, src), to_lib(lib, keys), dim_size=size, reduce=reduce))
+    want = reference_scatter(keys, src, size, reduce)
+    if dtype.startswith("float") and reduce == "sum":
+        np.testing.assert_allclose(got, want, rtol=0, atol=np.finfo(dtype).eps * 100 * (n + 1) * 4)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_scatter_into_out_accumulates_and_skips_outside(lib):
+    out = to_lib(lib, np.array([1.0, 5.0, -2.0], np.float32))
+    calm.scatter(to_lib(lib, np.array([4.0, 7.0, 1.0, 9.0], np.float32)), to_lib(lib, np.array([0, 2, 3, -1])), reduce="max", out=out)
+    np.testing.assert_array_equal(to_numpy(out), [4.0, 5.0, 7.0])
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_scatter_extremes_of_each_value_type(lib):
+    for dtype in ["int32", "int64"]:
+        info = np.iinfo(dtype)
+        src = np.array([info.min, info.max, info.min + 1, 0], dtype)
+        keys = np.array([0, 0, 1, 1])
+        for reduce in ["max", "min"]:
+            got = to_numpy(calm.scatter(to_lib(lib, src), to_lib(lib, keys), dim_size=2, reduce=reduce))
+            np.testing.assert_array_equal(got, reference_scatter(keys, src, 2, reduce))
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_plan_runs_again_and_rejects_other_shapes(lib):
+    rng = rng_for("plan", lib)
+    hist = to_lib(lib, np.zeros(300, np.int64))
+    plan = calm.Plan(to_lib(lib, np.zeros(4096, np.int64)), hist)
+    total = np.zeros(300, np.int64)
+    for _ in range(3):
+        keys = rng.integers(0, 300, 4096)
+        plan(to_lib(lib, keys), hist)
+        total += np.bincount(keys, minlength=300)
+    np.testing.assert_array_equal(to_numpy(hist), total)
+    assert plan.strategy is not None
+    before = to_numpy(hist).copy()
+    with pytest.raises(ValueError, match="shape"):
+        plan(to_lib(lib, np.zeros(100, np.int64)), hist)
+    with pytest.raises(TypeError, match="dtype"):
+        plan(to_lib(lib, np.zeros(4096, np.int32)), hist)
+    with pytest.raises(ValueError, match="shape"):
+        plan(to_lib(lib, np.zeros(4096, np.int64)), to_lib(lib, np.zeros(301, np.int64)))
+    np.testing.assert_array_equal(to_numpy(hist), before)
+
+
+def test_bad_arguments_raise_clear_errors():
+    with pytest.raises(TypeError, match="integers"):
+        calm.histogram(np.zeros(3, np.float32), 4)
+    with pytest.raises(TypeError, match="numpy, torch or cupy"):
+        calm.histogram([1, 2], 4)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        calm.histogram(np.zeros((2, 2), np.int32), 4)
+    with pytest.raises(ValueError, match="reduce"):
+        calm.scatter(np.zeros(3), np.zeros(3, np.int64), reduce="mean")
+    with pytest.raises(ValueError, match="shape"):
+        calm.scatter(np.zeros(3), np.zeros(4, np.int64))
+    if calm.backend == "openmp" and torch is not None and torch.cuda.is_available():
+        with pytest.raises(TypeError, match="built for"):
+            calm.histogram(torch.zeros(3, dtype=torch.int64, device="cuda"), 4)
