@@ -127,7 +127,15 @@ class Plan:
         self._counts = reduce == "count"
         keys = _keys(self._lib, keys)
         self._stream = self._lib.stream()
-        self._plan = _calm.Plan("sum" if self._counts else reduce, self._lib.dtype_name(keys), self._lib.dtype_name(out), self._counts,
+        table = self._lib.dtype_name(out)
+        # int64 counts of fewer than 2^31 keys are counted in int32 and added to out: a block-local
+        # table of 4-byte counters merges a warp's equal keys in hardware, one of 8 does not
+        self._narrow = None
+        if self._counts and table == "int64" and keys.shape[0] < 2**31:
+            self._narrow = self._lib.full(out.shape[0], 0, "int32")
+            self._wide = (out.shape[0], str(out.dtype), getattr(out, "device", None))
+            table = "int32"
+        self._plan = _calm.Plan("sum" if self._counts else reduce, self._lib.dtype_name(keys), table, self._counts,
                                 keys.shape[0], out.shape[0], self._stream)
         self.strategy = None
         """The strategy the last run launched ("automatic" where the device chose), None before a run."""
@@ -136,7 +144,18 @@ class Plan:
         lib = self._lib
         keys = _keys(lib, keys)
         vc = None if values is None else lib.capsule(lib.contiguous(values), self._stream)
-        self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(out, self._stream))
+        if self._narrow is None:
+            self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(out, self._stream))
+            return out
+        if len(out.shape) != 1 or (out.shape[0], str(out.dtype), getattr(out, "device", None)) != self._wide:
+            raise ValueError(f"calm: out must have the plan's shape, dtype and device {self._wide}, not {(tuple(out.shape), str(out.dtype), getattr(out, 'device', None))}")
+        narrow = self._narrow
+        if lib.name == "torch":
+            narrow.zero_()
+        else:
+            narrow.fill(0)
+        self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(narrow, self._stream))
+        out += narrow
         return out
 
 

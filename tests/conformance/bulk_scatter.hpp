@@ -19,6 +19,8 @@ TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bu
   check_bulk<calm::plus, std::uint32_t>(s, kind, n, bins, false, true);
   check_bulk<calm::plus, float>(s, kind, n, bins, true, false);
   check_bulk<calm::max, std::int32_t, std::int32_t>(s, kind, n, bins, true, true);
+  check_bulk<calm::max, std::int64_t, std::int64_t>(s, kind, n, bins, true, true);
+  check_bulk<calm::min, double, std::int32_t>(s, kind, n, std::min<index_t>(bins, 65536), true, true);
   check_bulk<calm::plus, double, std::uint16_t>(s, kind, n, std::min<index_t>(bins, 65536), true, false);
   check_bulk<calm::plus, std::uint64_t, std::uint8_t>(s, kind, n, std::min<index_t>(bins, 256), false, false);
 }
