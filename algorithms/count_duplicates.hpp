@@ -50,14 +50,19 @@ void count_duplicates(K const* keys, index_t n, index_t key_bound, K* unique, C*
   require(n == 0 || keys != nullptr, errc::invalid_argument, "count_duplicates: keys is null");
   require(num_unique != nullptr, errc::invalid_argument, "count_duplicates: num_unique is null");
   require(n == 0 || key_bound == 0 || (unique != nullptr && counts != nullptr), errc::invalid_argument, "count_duplicates: unique or counts is null");
+  require(key_bound <= (index_t(1) << 40), errc::out_of_range,
+          [&] { return "count_duplicates: key_bound = " + std::to_string(key_bound) + " is larger than a count table calm makes (2^40 entries)"; });
   if (opt.check_indices) detail::require_inside("count_duplicates", "keys", keys, n, key_bound, ex);
+  if (n == 0 || key_bound == 0) {
+    ex.fill(num_unique, 0, sizeof(index_t));
+    return;
+  }
   std::size_t const table_bytes = static_cast<std::size_t>(key_bound) * sizeof(C);
   detail::workspace<Exec> ws(ex, table_bytes + 16);
   C* const table = ws.template at<C>(0);
-  ex.fill(num_unique, 0, sizeof(index_t));
-  if (n == 0 || key_bound == 0) return;
   ex.fill(table, 0, table_bytes);
-  histogram<S>(keys, n, table, key_bound, scatter_options{}, ex);
+  histogram<S>(keys, n, table, key_bound, scatter_options{}, ex);  // throws before launching where S cannot take the table
+  ex.fill(num_unique, 0, sizeof(index_t));
   detail::launch_compact_counts(table, key_bound, detail::index_as_key<K>{}, unique, counts, num_unique, ex);
 }
 

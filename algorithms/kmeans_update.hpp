@@ -200,6 +200,8 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
   require(mi >= 0 && mi <= static_cast<int>(kmeans_method::privatize_peer_reduce), errc::invalid_argument,
           [&] { return "kmeans_update: unknown method " + std::to_string(mi); });
   require(opt.copies >= 0 && opt.copies <= 1024, errc::invalid_argument, "kmeans_update: copies must be in [0, 1024]");
+  require(k <= (index_t(1) << 40) / (d + 1), errc::out_of_range,
+          [&] { return "kmeans_update: k = " + std::to_string(k) + " clusters of " + std::to_string(d) + " components are more entries than calm indexes (2^40)"; });
   kmeans_layout const lay = plan_kmeans<T, C>(k, d, opt.copies, ex);
   bool const fits = lay.bytes <= ex.block_local_bytes();
   bool const forced_private = opt.method == kmeans_method::privatize || opt.method == kmeans_method::privatize_peer_reduce;
@@ -207,8 +209,9 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
           [&] { return std::string("kmeans_update: ") + to_string(opt.method) + " needs " + std::to_string(lay.bytes) + " bytes of block-local memory for " +
               std::to_string(lay.copies) + " copies of " + std::to_string(d + 1) + " vote spaces of " + std::to_string(k) + " entries; one block has " +
               std::to_string(ex.block_local_bytes()); });
-  if (n == 0 || k == 0) return;
+  if (n == 0) return;
   if (opt.check_indices) detail::require_inside("kmeans_update", "assignments", assign, n, k, ex);
+  if (k == 0) return;
   kmeans_method m = opt.method;
   if (m == kmeans_method::automatic) m = fits ? kmeans_method::privatize : kmeans_method::peer_reduce;
   constexpr int threads = 512;

@@ -2,6 +2,7 @@
 // over whole arrays, every strategy forcible by name, strategy::automatic by the fitted tree (000 §3.3).
 #pragma once
 
+#include <cmath>
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -220,6 +221,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
                       scatter_options const& opt, Exec const& ex, recorder_of<Exec>* rec = nullptr) {
   constexpr static_shape known{static_cast<int>(sizeof(T)), std::is_floating_point<T>::value, is_same_value<Values>::value, op_kind<Op>()};
   constexpr strategy_set set = compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>());
+  check_scatter_sizes(who, n, bins);
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   check_bulk_arguments<S, Op>(who, keys, values, n, table, bins, opt, shape, ex);
   line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, sizeof(K), sizeof(T),
@@ -233,7 +235,11 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
       return s;
     }
   }
-  if (n == 0 || bins == 0) return s;
+  if (n == 0) return s;
+  if (bins == 0) {  // every key is outside the table
+    if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
+    return s;
+  }
   launch_strategy<set.runs>(s, op, keys, values, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
   if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
   return s;
@@ -274,7 +280,10 @@ strategy histogram(K const* keys, index_t n, T* hist, index_t bins, scatter_opti
 }
 
 /// CUB's HistogramEven: `bins` bins of equal width over [lower, upper); hist[b] += 1 for each sample in
-/// bin b, samples outside [lower, upper) (and NaNs) skipped. Throws calm::error unless lower < upper.
+/// bin b, samples outside [lower, upper) (and NaNs) skipped. A sample x's bin is
+/// floor((x - lower) * (bins / (upper - lower))) in double arithmetic (CUB's rule for floating-point
+/// levels), at most bins - 1. Throws calm::error unless lower < upper, both finite and upper - lower
+/// finite.
 ///
 ///   calm::histogram_even(samples, n, hist, 10, 0.0, 1.0);  // 0.25 goes to bin 2
 template <strategy S = strategy::automatic, class Sample, class T, class Exec = default_exec>
@@ -282,6 +291,9 @@ strategy histogram_even(Sample const* samples, index_t n, T* hist, index_t bins,
                         Exec const& ex = Exec{}) {
   static_assert(std::is_arithmetic<Sample>::value, "histogram_even: samples must be numbers");
   require(lower < upper, errc::invalid_argument, "histogram_even: lower must be below upper");
+  require(std::isfinite(lower) && std::isfinite(upper) && std::isfinite(upper - lower), errc::invalid_argument, [&] {
+    return "histogram_even: the bounds [" + std::to_string(lower) + ", " + std::to_string(upper) + ") must be finite, and so must their width";
+  });
   require(bins >= 1, errc::invalid_argument, "histogram_even: bins must be at least 1");
   detail::even_bin_key<Sample> const key_map{lower, upper, static_cast<double>(bins) / (upper - lower), bins};
   return detail::bulk_scatter<family_model<Exec::family>, S>("histogram_even", plus{}, samples, constant(T(1)), n, hist, bins, key_map, opt, ex);

@@ -65,6 +65,8 @@ std::vector<index_t> set_scatter(K const* keys, index_t n, scatter_granularity g
   require(n >= 0, errc::invalid_argument, [&] { return "set_scatter: n = " + std::to_string(n) + " is negative"; });
   require(n == 0 || keys != nullptr, errc::invalid_argument, "set_scatter: keys is null");
   require(warp_size >= 1, errc::invalid_argument, "set_scatter: warp_size must be at least 1");
+  require(static_cast<std::uint64_t>(n) <= std::vector<index_t>().max_size() / 4, errc::out_of_range,
+          [&] { return "set_scatter: n = " + std::to_string(n) + " is more keys than a host layout can hold"; });
   std::vector<index_t> perm;
   perm.reserve(static_cast<std::size_t>(n));
   std::vector<index_t> order, group_begin;

@@ -91,9 +91,10 @@ void spmv_coo(I const* row, I const* col, T const* vals, index_t nnz, T const* x
   require(rows == 0 || y != nullptr, errc::invalid_argument, "spmv_coo: y is null");
   int const m = static_cast<int>(opt.method);
   require(m >= 0 && m <= static_cast<int>(spmv_method::merge_rows), errc::invalid_argument, [&] { return "spmv_coo: unknown method " + std::to_string(m); });
-  if (nnz == 0 || rows == 0) return;
+  if (nnz == 0) return;
   if (opt.check_indices)
     detail::require_inside("spmv_coo", {detail::index_array<I>{"row indices", row, rows}, detail::index_array<I>{"column indices", col, cols}}, nnz, ex);
+  if (rows == 0) return;
   detail::coo_source<T, I> const src{row, col, vals, x, rows, cols};
   bool const chunked = detail::chunk_aligned(row) && detail::chunk_aligned(col) && detail::chunk_aligned(vals);
   if (opt.method == spmv_method::naive) detail::launch_run_merge<false>(plus{}, src, nnz, y, chunked, ex);

@@ -117,6 +117,8 @@ void reduce_idempotent(Op op, T const* values, index_t n, T* out, two_level sche
   require(n == 0 || values != nullptr, errc::invalid_argument, "reduce_idempotent: values is null");
   require(out != nullptr, errc::invalid_argument, "reduce_idempotent: out is null");
   require(threads >= 1 && threads <= 1024, errc::invalid_argument, "reduce_idempotent: threads must be in [1, 1024]");
+  int const si = static_cast<int>(scheme);
+  require(si >= 0 && si <= static_cast<int>(two_level::block_atomic), errc::invalid_argument, [&] { return "reduce_idempotent: unknown scheme " + std::to_string(si); });
   if (n == 0) return;
   std::size_t const bytes = (static_cast<std::size_t>(threads) + 1) * sizeof(T);
   bool const vec = Exec::vector_loads && sizeof(T) * 4 <= 16 && reinterpret_cast<std::uintptr_t>(values) % (sizeof(T) * 4) == 0;

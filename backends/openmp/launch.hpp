@@ -74,11 +74,10 @@ namespace detail {
 struct free_deleter {
   void operator()(void* p) const { std::free(p); }
 };
-inline std::unique_ptr<void, free_deleter> aligned_buffer(std::size_t bytes) {
+inline std::unique_ptr<void, free_deleter> aligned_buffer(std::size_t bytes, char const* what = "a block-local buffer") {
   if (bytes == 0) return nullptr;
-  std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw error(errc::backend_failure, "out of host memory for a block-local buffer of " + std::to_string(bytes) + " bytes");
+  void* p = bytes <= (std::size_t(1) << 62) ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
+  if (!p) throw error(errc::backend_failure, std::string("out of host memory for ") + what + " of " + std::to_string(bytes) + " bytes");
   return std::unique_ptr<void, free_deleter>(p);
 }
 }  // namespace detail
@@ -153,7 +152,7 @@ struct exec {
   }
   void synchronize() const {}
   /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory.
-  void* allocate(std::size_t bytes) const { return detail::aligned_buffer(bytes).release(); }
+  void* allocate(std::size_t bytes) const { return detail::aligned_buffer(bytes, "a bulk call's workspace").release(); }
   void release(void* p) const noexcept { std::free(p); }
   void fill(void* p, int byte, std::size_t bytes) const {
     if (bytes) std::memset(p, byte, bytes);

@@ -88,8 +88,9 @@ def _keys(lib, keys):
     name = lib.dtype_name(keys)
     if name in ("int32", "int64"):
         return lib.contiguous(keys)
-    if name in ("uint32", "uint64") and lib.name != "torch":
-        return lib.contiguous(keys).view("int32" if name == "uint32" else "int64")
+    if name in ("uint32", "uint64"):
+        signed = "int32" if name == "uint32" else "int64"
+        return lib.contiguous(keys).view(lib.dtype(signed) if lib.name == "torch" else signed)
     if name in ("int8", "int16", "uint8", "uint16", "bool"):
         return lib.as_type(lib.contiguous(keys), "int32")
     raise TypeError(f"calm: keys must be integers, not {name}")

@@ -4,7 +4,9 @@
 // in an entry or outside the table's memory.
 #pragma once
 
+#include <cmath>
 #include <limits>
+#include <utility>
 
 #include "../support/bulk_check.hpp"
 
@@ -67,4 +69,64 @@ TEST_CASE("bulk calls: keys at the extremes of their type are skipped and counte
   check_extreme_keys<std::int64_t>(s, n, bins);
   check_extreme_keys<std::uint32_t>(s, n, bins);
   check_extreme_keys<std::int8_t>(s, n, bins);
+}
+
+TEST_CASE("bulk calls: sizes that overflow, bounds that cannot bin, and errors that leave every output as it was", "[bulk][edges]") {
+  using namespace calm_test;
+  CAPTURE(name, warp_size());
+  std::vector<std::uint32_t> const init{5, 6, 7, 8};
+  buffer<std::uint32_t> keys(std::vector<std::uint32_t>{0, 1, 9, 3}), table(init);
+  buffer<float> samples(std::vector<float>{0.5f, 1.5f, -1.0f, 2.0f});
+  index_t const huge = index_t(1) << 62;
+  // sizes no product of which may overflow: n near 2^63, tables of 2^62 entries, forced or automatic
+  REQUIRE_THROWS_AS(calm::histogram(static_cast<std::uint32_t const*>(keys.data()), huge + 1, table.data(), 4, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::histogram(static_cast<std::uint32_t const*>(keys.data()), std::numeric_limits<index_t>::max(), table.data(), 4, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::histogram(static_cast<std::uint32_t const*>(keys.data()), 4, table.data(), huge, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::histogram<calm::strategy::privatize>(static_cast<std::uint32_t const*>(keys.data()), 4, table.data(), huge, {}, exec{}), calm::error);
+  REQUIRE_THROWS_AS(calm::privatize_scatter(calm::plus{}, static_cast<std::uint32_t const*>(keys.data()), calm::constant(1u), 4, table.data(), huge, {}, calm::naive{}, exec{}),
+                    calm::error);
+  std::vector<std::uint32_t> const host_keys{0};
+  REQUIRE_THROWS_AS(calm::set_scatter(host_keys.data(), huge), calm::error);
+  // histogram_even: infinite bounds, or finite ones whose width is not
+  for (auto b : std::vector<std::pair<double, double>>{{-INFINITY, INFINITY}, {0.0, INFINITY}, {-1e308, 1e308}, {0.0, NAN}})
+    REQUIRE_THROWS_AS(calm::histogram_even(static_cast<float const*>(samples.data()), 4, table.data(), 4, b.first, b.second, {}, exec{}), calm::error);
+  synchronize();
+  require_equal(table.download(), init, "the table after rejected calls");
+  // a table of no entries: every key is outside it, and counted
+  buffer<std::uint64_t> skipped(1);
+  skipped.fill_bytes(0);
+  calm::scatter_options opt;
+  opt.skipped = skipped.data();
+  calm::histogram(static_cast<std::uint32_t const*>(keys.data()), 4, table.data(), 0, opt, exec{});
+  calm::histogram<calm::strategy::naive>(static_cast<std::uint32_t const*>(keys.data()), 3, table.data(), 0, opt, exec{});
+  synchronize();
+  CHECK(skipped.download()[0] == 7);
+  // count_duplicates: a count table too large to make, or one a forced block-local strategy cannot take
+  buffer<index_t> num(std::vector<index_t>{12345});
+  buffer<std::uint32_t> unique(4), counts(4);
+  calm::count_options unchecked;
+  unchecked.check_indices = false;
+  REQUIRE_THROWS_AS(calm::count_duplicates(static_cast<std::uint32_t const*>(keys.data()), 4, huge, unique.data(), counts.data(), num.data(), unchecked, exec{}),
+                    calm::error);
+  index_t const too_big = calm::privatize_capacity<std::uint32_t>(exec{}) + 1;
+  REQUIRE_THROWS_AS(calm::count_duplicates<calm::strategy::privatize>(static_cast<std::uint32_t const*>(keys.data()), 4, too_big, unique.data(), counts.data(),
+                                                                       num.data(), unchecked, exec{}),
+                    calm::error);
+  synchronize();
+  CHECK(num.download()[0] == 12345);
+  // reduce_idempotent of an unknown scheme; kmeans with no clusters for its points, or too many
+  buffer<float> out(std::vector<float>{-1.0f});
+  REQUIRE_THROWS_AS(calm::reduce_idempotent(calm::max{}, static_cast<float const*>(samples.data()), 4, out.data(), static_cast<calm::two_level>(7), 256, exec{}),
+                    calm::error);
+  buffer<float> sums(std::vector<float>(8, 0.0f));
+  buffer<std::int32_t> assign(std::vector<std::int32_t>{0, 0}), cluster_counts(std::vector<std::int32_t>(4, 0));
+  REQUIRE_THROWS_AS(calm::kmeans_update(static_cast<float const*>(samples.data()), static_cast<std::int32_t const*>(assign.data()), 2, 2, 0, sums.data(),
+                                        cluster_counts.data(), {}, exec{}),
+                    calm::error);
+  REQUIRE_THROWS_AS(calm::kmeans_update(static_cast<float const*>(samples.data()), static_cast<std::int32_t const*>(assign.data()), 2, 2, huge, sums.data(),
+                                        cluster_counts.data(), {}, exec{}),
+                    calm::error);
+  synchronize();
+  CHECK(out.download()[0] == -1.0f);
+  require_equal(sums.download(), std::vector<float>(8, 0.0f), "k-means sums after rejected calls");
 }

@@ -6,14 +6,18 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "../support/bulk_check.hpp"
 
 TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bulk]") {
   using namespace calm_test;
   calm::strategy const s = GENERATE(from_range(all_strategies()));
-  index_t const n = GENERATE(0, 1, 1001, 40003);
-  index_t const bins = GENERATE(1, 7, 4099, 1 << 20);
+  // every n with every small table; the table of 2^20 entries (beyond block-local memory) with the
+  // sizes that reach it, as checking its entries costs the same whatever n is
+  auto const shape = GENERATE(table<index_t, index_t>({{0, 1}, {0, 7}, {0, 4099}, {1, 1}, {1, 7}, {1, 4099}, {1001, 1}, {1001, 7}, {1001, 4099},
+                                                       {40003, 1}, {40003, 7}, {40003, 4099}, {1001, 1 << 20}, {40003, 1 << 20}}));
+  index_t const n = std::get<0>(shape), bins = std::get<1>(shape);
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   CAPTURE(name, warp_size());
   check_bulk<calm::plus, std::uint32_t>(s, kind, n, bins, false, true);

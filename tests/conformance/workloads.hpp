@@ -295,9 +295,12 @@ TEST_CASE("spmv_coo: empty matrices, bad indices and bad arguments", "[workload]
   int const* c = col.data();
   float const* v = vals.data();
   float const* px = x.data();
-  // no entries, no rows: nothing happens
+  // no entries: nothing happens; entries of a matrix without rows are outside it (checked), or skipped
   calm::spmv_coo(r, c, v, 0, px, y.data(), 4, 5, {}, exec{});
-  calm::spmv_coo(r, c, v, 5, px, y.data(), 0, 5, {}, exec{});
+  calm::spmv_options unchecked_rows;
+  unchecked_rows.check_indices = false;
+  calm::spmv_coo(r, c, v, 5, px, y.data(), 0, 5, unchecked_rows, exec{});
+  REQUIRE_THROWS_AS(calm::spmv_coo(r, c, v, 5, px, y.data(), 0, 5, {}, exec{}), calm::error);
   synchronize();
   require_equal(y.download(), y0, "y after empty products");
   // column 4 is outside a 4 x 4 matrix; row 3 outside a 3-row one; negative sizes; null pointers
