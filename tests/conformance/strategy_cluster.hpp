@@ -50,6 +50,9 @@ TEST_CASE("cluster_privatize_scatter: forced cluster sizes, block sizes, capacit
   CAPTURE(name, warp_size(), exec::has_clusters, cluster, threads);
   check_cluster<calm::plus, double>(keys_kind::hot, 20011, 9001, {cluster, threads});
   check_cluster<calm::bit_xor, std::uint64_t, std::uint16_t>(keys_kind::runs, 20011, 9001, {cluster, threads});
+  // 8-byte min and max over the blocks of a cluster, signed values of both signs
+  check_cluster<calm::max, std::int64_t, std::int64_t>(keys_kind::uniform_many, 20011, 9001, {cluster, threads}, calm::naive{}, true, true);
+  check_cluster<calm::min, std::uint64_t>(keys_kind::hot, 20011, 9001, {cluster, threads});
   if constexpr (exec::has_clusters) {
     index_t const cap = calm::cluster_capacity<float>(exec{});
     REQUIRE(cap > 0);
