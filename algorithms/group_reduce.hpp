@@ -29,7 +29,7 @@ namespace detail {
 /// v combined with itself k times under op (k >= 1), without a loop.
 template <class Op, class T>
 CALM_HD T repeat_scalar(Op op, T v, int k) {
-  if constexpr (std::is_same<Op, plus>::value) return static_cast<T>(v * static_cast<T>(k));
+  if constexpr (std::is_same<Op, plus>::value) return detail::wrapping_multiply(v, static_cast<T>(k));
   else if constexpr (std::is_same<Op, bit_xor>::value) return (k & 1) ? v : T(0);
   else return op(v, v);  // idempotent: v
 }

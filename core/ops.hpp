@@ -8,8 +8,30 @@
 #include "config.hpp"
 
 namespace calm {
+namespace detail {
+/// a + b and a * b modulo 2^bits for integers, signed ones too (as the hardware's atomic add computes
+/// them: no undefined behavior on overflow); floating point as it is.
+template <class T>
+CALM_HD constexpr T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
+    using W = decltype(std::make_unsigned_t<T>{} + 0u);  // unsigned, and no narrower than unsigned int
+    return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+CALM_HD constexpr T wrapping_multiply(T a, T b) {
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
+    using W = decltype(std::make_unsigned_t<T>{} + 0u);
+    return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+  } else {
+    return a * b;
+  }
+}
+}  // namespace detail
 
-/// a + b. Identity 0. Integer overflow wraps for unsigned types, as the hardware atomics do.
+/// a + b. Identity 0. Integer sums wrap modulo 2^bits, signed ones too, as the hardware atomics do.
 struct plus {
   static constexpr bool idempotent = false;
   template <class T>
@@ -17,7 +39,7 @@ struct plus {
   template <class T>
   CALM_HD static constexpr T identity() { return T(0); }
   template <class T>
-  CALM_HD constexpr T operator()(T a, T b) const { return static_cast<T>(a + b); }
+  CALM_HD constexpr T operator()(T a, T b) const { return detail::wrapping_add(a, b); }
 };
 
 /// The smaller of a and b. Identity: the largest value (+infinity for floating point).

@@ -130,3 +130,30 @@ TEST_CASE("bulk calls: sizes that overflow, bounds that cannot bin, and errors t
   CHECK(out.download()[0] == -1.0f);
   require_equal(sums.download(), std::vector<float>(8, 0.0f), "k-means sums after rejected calls");
 }
+
+TEST_CASE("bulk calls: signed integer sums wrap modulo 2^bits, as the hardware's atomic add", "[bulk][edges]") {
+  using namespace calm_test;
+  CAPTURE(name, warp_size());
+  index_t const n = 40003;
+  std::int32_t const v = std::int32_t(1) << 30;
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i % 5 == 0 ? 1u : 0u;
+  std::vector<std::int32_t> const vals(keys.size(), v), init{-7, 3};
+  std::vector<std::uint32_t> sum{static_cast<std::uint32_t>(init[0]), static_cast<std::uint32_t>(init[1])};
+  for (std::uint32_t k : keys) sum[k] += static_cast<std::uint32_t>(v);
+  std::vector<std::int32_t> const want{static_cast<std::int32_t>(sum[0]), static_cast<std::int32_t>(sum[1])};
+  buffer<std::uint32_t> dk(keys);
+  buffer<std::int32_t> dv(vals);
+  auto check = [&](auto run, char const* what) {
+    buffer<std::int32_t> table(init);
+    run(table.data());
+    synchronize();
+    require_equal(table.download(), want, what);
+  };
+  auto const* k = static_cast<std::uint32_t const*>(dk.data());
+  auto const* p = static_cast<std::int32_t const*>(dv.data());
+  check([&](std::int32_t* t) { calm::scatter(calm::plus{}, k, p, n, t, 2, {}, exec{}); }, "automatic");
+  check([&](std::int32_t* t) { calm::scatter<calm::strategy::privatize>(calm::plus{}, k, p, n, t, 2, {}, exec{}); }, "privatize");
+  check([&](std::int32_t* t) { calm::scatter<calm::strategy::scan_reduce>(calm::plus{}, k, p, n, t, 2, {}, exec{}); }, "scan_reduce");
+  check([&](std::int32_t* t) { calm::scatter<calm::strategy::peer_reduce>(calm::plus{}, k, calm::constant(v), n, t, 2, {}, exec{}); }, "peer_reduce, constant");
+}
