@@ -2,8 +2,8 @@
 // over whole arrays, every strategy forcible by name, strategy::automatic by the fitted tree (000 §3.3).
 #pragma once
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -281,9 +281,9 @@ strategy histogram(K const* keys, index_t n, T* hist, index_t bins, scatter_opti
 
 /// CUB's HistogramEven: `bins` bins of equal width over [lower, upper); hist[b] += 1 for each sample in
 /// bin b, samples outside [lower, upper) (and NaNs) skipped. A sample x's bin is
-/// floor((x - lower) * (bins / (upper - lower))) in double arithmetic (CUB's rule for floating-point
-/// levels), at most bins - 1. Throws calm::error unless lower < upper, both finite and upper - lower
-/// finite.
+/// floor((x - lower) * (bins / (upper - lower))) in double arithmetic, at most bins - 1 (a sample
+/// within rounding of a bin edge may land on either side of it). Throws calm::error unless lower <
+/// upper, both finite and upper - lower finite.
 ///
 ///   calm::histogram_even(samples, n, hist, 10, 0.0, 1.0);  // 0.25 goes to bin 2
 template <strategy S = strategy::automatic, class Sample, class T, class Exec = default_exec>
