@@ -189,7 +189,7 @@ def bincount(keys, weights=None, minlength=0):
     return Plan(keys, out, weights, "sum")(keys, out, weights)
 
 
-def _identity(lib, reduce, dtype_name):
+def _identity(reduce, dtype_name):
     if dtype_name.startswith("float"):
         return float("-inf") if reduce == "max" else float("inf")
     import numpy
@@ -214,7 +214,7 @@ def scatter(src, index, dim_size=None, reduce="sum", out=None):
         return Plan(keys, out, src, reduce)(keys, out, lib.as_type(src, lib.dtype_name(out)))
     size = _key_bound(lib, keys, "scatter's index") if dim_size is None else int(dim_size)
     dt = lib.dtype_name(src)
-    start = 0 if reduce == "sum" else _identity(lib, reduce, dt)
+    start = 0 if reduce == "sum" else _identity(reduce, dt)
     out = lib.full(size, start, dt)
     Plan(keys, out, src, reduce)(keys, out, src)
     if reduce != "sum":
