@@ -47,6 +47,7 @@ elseif(BACKEND STREQUAL "hip")
   endif()
   set(CALM_ROCM_PATH "/usr" CACHE PATH "ROCm installation root (Debian: /usr)")
   set(CALM_HIP_ARCHITECTURES "gfx90a;gfx1030" CACHE STRING "AMD GPU targets (gfx90a: wave64 CDNA2, gfx1030: wave32 RDNA2)")
+  set(CALM_HIP_IR_ARCHITECTURES "" CACHE STRING "AMD GPU targets the tests' device code is compiled for to LLVM IR only (a compile-check)")
   find_path(CALM_HIP_INCLUDE_DIR hip/hip_runtime.h HINTS "${CALM_ROCM_PATH}/include")
   find_path(CALM_ROCM_DEVICE_LIBS ockl.bc HINTS "${CALM_ROCM_PATH}/lib/x86_64-linux-gnu/amdgcn/bitcode"
             "${CALM_ROCM_PATH}/amdgcn/bitcode" "${CALM_ROCM_PATH}/lib/amdgcn/bitcode")

@@ -104,13 +104,11 @@ struct exec : gpu::exec<warp, runtime> {
   /// an exec whose launches go to a stream one by one, the stream's next work could begin before the
   /// chosen launch ends: leave it to launch_recorder.
   bool ends_as_one = false;
-  /// Whether cluster programs may apply Op to T in another block's shared memory. Left out: 64-bit
-  /// and/or/xor, and min/max of signed 64-bit integers, which gave wrong tables on an H100 and an
-  /// H200 (CUDA 13.0; tests/conformance/strategy_cluster.hpp), where 64-bit add and unsigned min/max were right.
+  /// Whether cluster programs may apply Op to T in another block's shared memory: of the 64-bit
+  /// operations only add, as 64-bit and/or/xor/min/max there gave wrong tables on an H100 and an H200
+  /// (CUDA 13.0; tests/conformance/strategy_cluster.hpp) where the same in a block's own memory was right.
   template <class Op, class T>
-  static constexpr bool cluster_atomic =
-      !(sizeof(T) == 8 && (std::is_same<Op, bit_and>::value || std::is_same<Op, bit_or>::value || std::is_same<Op, bit_xor>::value ||
-                           (std::is_signed<T>::value && std::is_integral<T>::value && (std::is_same<Op, min>::value || std::is_same<Op, max>::value))));
+  static constexpr bool cluster_atomic = sizeof(T) < 8 || std::is_same<Op, plus>::value;
   /// The portable cluster size (8 blocks).
   int max_cluster_size() const { return 8; }
   template <class Body>

@@ -16,11 +16,11 @@ inline std::vector<calm::strategy> all_strategies() {
   return s;
 }
 /// Whether forcing s on `bins` entries of T must throw: a block-local strategy on a table larger than a
-/// block holds, or cluster_privatize on one larger than a cluster holds (where there are clusters).
-template <class T>
+/// block holds, or cluster_privatize on one larger than a cluster holds (where it runs over clusters).
+template <class T, class Op = calm::plus>
 bool forced_too_big(calm::strategy s, index_t bins) {
   if (calm::is_block_local(s)) return bins > calm::privatize_capacity<T>(exec{});
-  if (s == calm::strategy::cluster_privatize && exec::has_clusters) return bins > calm::cluster_capacity<T>(exec{});
+  if (s == calm::strategy::cluster_privatize && calm::detail::clusters_for<exec, Op, T>()) return bins > calm::cluster_capacity<T>(exec{});
   return false;
 }
 
@@ -51,7 +51,7 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   opt.chosen = chosen.data();
   INFO("bulk " << calm::to_string(s) << ": " << to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted
                << ", stray " << stray << ", ordered " << ordered);
-  bool const too_big = forced_too_big<T>(s, bins);
+  bool const too_big = forced_too_big<T, Op>(s, bins);
   // one value source a type: integer sums as histograms (calm::constant), the rest a value per key
   constexpr bool counts = std::is_same<Op, calm::plus>::value && std::is_integral<T>::value;
   REQUIRE(weighted != counts);

@@ -22,6 +22,26 @@ template <class T>
 using buffer = backend::device_buffer<T>;
 inline void synchronize() { backend::synchronize(); }
 
+/// Whether a test's combination runs: always, but in a sanitizer build (CALM_TEST_SANITIZED, whose run
+/// of the whole matrix is several times slower) only where the sum of its axes' indices is a multiple of
+/// `every`. Any two values of two axes then still meet, the third axis rotating through its values.
+inline bool runs_in_this_build(std::size_t axes_sum, std::size_t every) {
+#if defined(CALM_TEST_SANITIZED)
+  return axes_sum % every == 0;
+#else
+  (void)axes_sum, (void)every;
+  return true;
+#endif
+}
+/// `n`, or an eighth of it in a sanitizer build: for sizes chosen for a GPU's timing, not for coverage.
+inline index_t size_for_build(index_t n) {
+#if defined(CALM_TEST_SANITIZED)
+  return n / 8 + n % 8;
+#else
+  return n;
+#endif
+}
+
 /// A generator seeded from Catch's --rng-seed (ctest passes `time`) and a salt, so runs draw fresh inputs.
 inline std::mt19937_64 rng(std::uint64_t salt) {
   return std::mt19937_64(static_cast<std::uint64_t>(Catch::rngSeed()) * 0x9E3779B97F4A7C15ull + salt);
