@@ -29,8 +29,8 @@ def draw_keys(rng, dist, n, bins):
         return np.zeros(n, np.int64)
     if dist == "uniform":
         return rng.integers(0, bins, n)
-    if dist == "runs":  # runs of up to 64 equal keys
-        return np.repeat(rng.integers(0, bins, n // 8 + 1), rng.integers(1, 65, n // 8 + 1))[:n] if n else np.zeros(0, np.int64)
+    if dist == "runs":  # runs of up to 64 equal keys (n runs of at least one key: never fewer than n keys)
+        return np.repeat(rng.integers(0, bins, n), rng.integers(1, 65, n))[:n]
     if dist == "hot":  # half the keys on one entry
         k = rng.integers(0, bins, n)
         k[rng.random(n) < 0.5] = bins // 2
