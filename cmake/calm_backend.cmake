@@ -1,9 +1,10 @@
-# Backend selection: -DBACKEND=openmp|cuda|hip. An unknown backend, or one whose compiler is missing,
-# stops configuration here with a message that says what to do.
+# Backend selection: BACKEND (from CALM_BACKEND, or -DBACKEND= at the top level) is openmp, cuda or hip.
+# An unknown backend, or one whose compiler is missing, stops configuration here with a message that
+# says what to do.
 
 string(TOLOWER "${BACKEND}" BACKEND)
 if(NOT BACKEND MATCHES "^(openmp|cuda|hip)$")
-  message(FATAL_ERROR "calm: unknown BACKEND '${BACKEND}'. Choose one of: openmp (default), cuda, hip.")
+  message(FATAL_ERROR "calm: unknown backend '${BACKEND}'. Set CALM_BACKEND (or -DBACKEND= where calm is the top-level project) to openmp (default), cuda or hip.")
 endif()
 string(TOUPPER "${BACKEND}" CALM_BACKEND_UPPER)
 message(STATUS "calm: backend ${BACKEND}")
@@ -59,8 +60,10 @@ elseif(BACKEND STREQUAL "hip")
 endif()
 
 # Mark sources that use calm device code as the backend's language (CUDA sources for nvcc; HIP is CXX).
-function(calm_set_backend_language)
-  if(BACKEND STREQUAL "cuda")
+# Callable from a parent project's directories (it reads CALM_BACKEND, not the caller's BACKEND).
+function(calm_use_backend_language)
+  string(TOLOWER "${CALM_BACKEND}" backend)
+  if(backend STREQUAL "cuda")
     set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)
   endif()
 endfunction()

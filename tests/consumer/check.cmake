@@ -1,5 +1,6 @@
 # Install calm from CALM_BUILD_DIR into WORK_DIR/prefix, then configure, build and run the consumer
-# project against it. Run by ctest (test install_consumer).
+# project against it; then the same program in a project that adds calm's source with add_subdirectory.
+# Run by ctest (test install_consumer).
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(step)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -13,3 +14,7 @@ step(${CMAKE_COMMAND} -S "${CALM_SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/bui
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CXX})
 step(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 step("${WORK_DIR}/build/consumer")
+step(${CMAKE_COMMAND} -S "${CALM_SOURCE_DIR}/tests/consumer/subproject" -B "${WORK_DIR}/subproject" -DCALM_SOURCE_DIR=${CALM_SOURCE_DIR}
+     -DCMAKE_CXX_COMPILER=${CXX})
+step(${CMAKE_COMMAND} --build "${WORK_DIR}/subproject")
+step("${WORK_DIR}/subproject/consumer")
