@@ -57,6 +57,8 @@ elseif(BACKEND STREQUAL "hip")
     message(FATAL_ERROR "calm: BACKEND=hip needs the HIP headers and the ROCm device libraries "
                         "(Debian: apt-get install hipcc libamdhip64-dev rocm-device-libs).")
   endif()
+  # how clang compiles a HIP source, the target architectures aside
+  set(CALM_HIP_LANGUAGE_OPTIONS -x hip --rocm-path=${CALM_ROCM_PATH} --rocm-device-lib-path=${CALM_ROCM_DEVICE_LIBS})
 endif()
 
 # Mark sources that use calm device code as the backend's language (CUDA sources for nvcc; HIP is CXX).
@@ -78,7 +80,7 @@ function(calm_configure_backend_target target)
     target_compile_options(${target} INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr>)
     target_link_libraries(${target} INTERFACE CUDA::cudart)
   elseif(BACKEND STREQUAL "hip")
-    set(opts -x hip --rocm-path=${CALM_ROCM_PATH} --rocm-device-lib-path=${CALM_ROCM_DEVICE_LIBS})
+    set(opts ${CALM_HIP_LANGUAGE_OPTIONS})
     foreach(arch IN LISTS CALM_HIP_ARCHITECTURES)
       list(APPEND opts --offload-arch=${arch})
     endforeach()
