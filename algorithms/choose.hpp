@@ -23,8 +23,9 @@ enum class strategy {
   hot_key,                ///< hot keys cached per block, the rest to the device table merged by peer_reduce
   cluster_privatize,      ///< the table over a cluster's block-local memory (sm_90; elsewhere hot_key)
   privatize_adaptive,     ///< privatize, a warp's equal keys merged only in the blocks whose probe finds them colliding (adaptive_merge)
+  thread_private,         ///< a table per CPU thread, merged once (host; on a GPU privatize, or hot_key beyond a block)
 };
-constexpr int strategy_count = 10;
+constexpr int strategy_count = 11;
 
 /// Strategy s as a bit of a set of strategies (tree_walk::reachable's, a choice's reach): bit s.
 CALM_HD constexpr unsigned strategy_bit(strategy s) { return 1u << static_cast<int>(s); }
@@ -38,7 +39,8 @@ CALM_HD constexpr bool is_block_local(strategy s) {
 
 inline char const* to_string(strategy s) {
   static char const* const names[strategy_count] = {"automatic",  "naive",  "scan_reduce", "vote_reduce",      "peer_reduce",
-                                                    "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive"};
+                                                    "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize", "privatize_adaptive",
+                                                    "thread_private"};
   int const i = static_cast<int>(s);
   return i >= 0 && i < strategy_count ? names[i] : "unknown";
 }

@@ -10,6 +10,7 @@
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
 #include "adaptive_merge.hpp"
+#include "arguments.hpp"
 #include "block_stream.hpp"
 #include "key_map.hpp"
 #include "private_table.hpp"
@@ -162,25 +163,6 @@ auto as_value_source(V const& v) {
                   "privatize_scatter: values must be a pointer to the table's type, or calm::constant(v)");
     return static_cast<T const*>(v);
   }
-}
-
-/// The sizes of a bulk scatter: n and bins non-negative and small enough that no size computed from
-/// them overflows (n <= 2^62 keys, bins <= 2^48 entries); else calm::error naming who.
-inline void check_scatter_sizes(char const* who, index_t n, index_t bins) {
-  require(n >= 0, errc::invalid_argument, [&] { return std::string(who) + ": n = " + std::to_string(n) + " is negative"; });
-  require(bins >= 0, errc::invalid_argument, [&] { return std::string(who) + ": negative table size " + std::to_string(bins); });
-  require(n <= (index_t(1) << 62), errc::out_of_range, [&] { return std::string(who) + ": n = " + std::to_string(n) + " is more keys than calm indexes (2^62)"; });
-  require(bins <= (index_t(1) << 48), errc::out_of_range,
-          [&] { return std::string(who) + ": a table of " + std::to_string(bins) + " entries is larger than calm indexes (2^48)"; });
-}
-
-/// The argument checks every bulk scatter makes before launching (the table size is checked by the plan).
-template <class K, class Values, class T>
-void check_scatter_arguments(char const* who, index_t n, K const* keys, Values const& values, T const* table, index_t bins) {
-  check_scatter_sizes(who, n, bins);
-  require(n == 0 || keys != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": keys is null"; });
-  require(bins == 0 || table != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": table is null"; });
-  if constexpr (std::is_pointer<Values>::value) require(n == 0 || values != nullptr, errc::invalid_argument, [&] { return std::string(who) + ": values is null"; });
 }
 
 /// Whether a block program may load keys (and values) four at a time: the exec wants chunk loads and

@@ -10,6 +10,7 @@
 #include "../core/error.hpp"
 #include "../core/exec.hpp"
 #include "../core/launch_key.hpp"
+#include "arguments.hpp"
 #include "choose.hpp"
 #include "chosen_launches.hpp"
 #include "cluster_privatize.hpp"
@@ -19,6 +20,7 @@
 #include "hot_key_cache.hpp"
 #include "privatize.hpp"
 #include "strategy_set.hpp"
+#include "thread_private.hpp"
 #include "workspace.hpp"
 
 namespace calm {
@@ -90,6 +92,8 @@ template <class Op, class T, class KeyMap, class Exec>
 strategy fitting_strategy(strategy s, scatter_options const& opt, scatter_shape const& shape, Exec const& ex) {
   bool const warp_only = opt.order != nullptr;
   if (warp_only && s >= strategy::privatize) s = strategy::peer_reduce;
+  if (s == strategy::thread_private && !Exec::thread_tables) s = strategy::privatize;
+  if (s == strategy::thread_private && !thread_tables_fit<T, Exec>(shape.bins)) s = strategy::naive;
   if (is_block_local(s) && !shape.fits_block) s = strategy::hot_key;
   if (s == strategy::cluster_privatize && !(clusters_for<Exec, Op, T>() && shape.bins <= cluster_capacity<T>(ex))) s = strategy::hot_key;
   if ((s == strategy::hot_key || s == strategy::cluster_privatize) && !std::is_same<KeyMap, identity_key>::value) s = strategy::peer_reduce;
@@ -112,7 +116,11 @@ void launch_forced(Op op, K const* keys, Values values, VS const& vals, index_t 
   else if constexpr (S == strategy::privatize) privatized(naive{});
   else if constexpr (S == strategy::privatize_peer_reduce) privatized(peer_reduce{});
   else if constexpr (S == strategy::privatize_adaptive) privatized(adaptive_merge{});
-  else if constexpr (!plain)  // even binning or hashed slots: hot_key and cluster_privatize go straight to the table
+  else if constexpr (S == strategy::thread_private && Exec::thread_tables) launch_thread_private(op, keys, vals, n, table, bins, key_map, ex);
+  else if constexpr (S == strategy::thread_private) {  // a GPU: a table per block where it fits one, else as hot_key
+    if (bins <= privatize_capacity<T>(ex)) privatized(naive{});
+    else launch_forced<strategy::hot_key>(op, keys, values, vals, order, n, table, bins, key_map, counting, ex);
+  } else if constexpr (!plain)  // even binning or hashed slots: hot_key and cluster_privatize go straight to the table
     launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, peer_reduce{}, ex);
   else if constexpr (S == strategy::hot_key) hot_key_scatter(op, keys, values, n, table, bins, hot_key_options{}, ex);
   else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, naive{}, ex);
@@ -137,15 +145,9 @@ void check_bulk_arguments(char const* who, K const* keys, Values const& values, 
                           scatter_shape const& shape, Exec const& ex) {
   check_atomic_op<Op, T>();
   check_scatter_arguments(who, n, keys, values, table, bins);
-  require(opt.min_line_repeats == opt.min_line_repeats, errc::invalid_argument,  // NaN
-          [&] { return std::string(who) + ": min_line_repeats is NaN; give a number of repeats, or a negative value for the exec's default"; });
-  require(!is_block_local(S) || shape.fits_block, errc::out_of_range,
-          [&] { return std::string(who) + ": strategy " + to_string(S) + " needs the table in one block's memory; " + std::to_string(bins) + " entries of " +
-              std::to_string(sizeof(T)) + " bytes exceed " + std::to_string(privatize_capacity<T>(ex)); });
-  if constexpr (S == strategy::cluster_privatize && clusters_for<Exec, Op, T>())
-    require(bins <= cluster_capacity<T>(ex), errc::out_of_range,
-            [&] { return std::string(who) + ": strategy cluster_privatize needs the table in one cluster's memory; " + std::to_string(bins) + " entries exceed " +
-                std::to_string(cluster_capacity<T>(ex)); });
+  constexpr bool over_clusters = S == strategy::cluster_privatize && clusters_for<Exec, Op, T>();
+  check_bulk_options(who, to_string(S), bins, opt.min_line_repeats, is_block_local(S), shape.fits_block, sizeof(T),
+                     is_block_local(S) ? privatize_capacity<T>(ex) : 0, over_clusters ? cluster_capacity<T>(ex) : -1);
 }
 
 /// automatic on the device: the sampling finishes the walk (choice_program) and each strategy of
@@ -220,7 +222,7 @@ template <class Model, strategy S, class Op, class K, class Values, class T, cla
 strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, KeyMap const& key_map,
                       scatter_options const& opt, Exec const& ex, recorder_of<Exec>* rec = nullptr) {
   constexpr static_shape known{static_cast<int>(sizeof(T)), std::is_floating_point<T>::value, is_same_value<Values>::value, op_kind<Op>()};
-  constexpr strategy_set set = compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>());
+  constexpr strategy_set set = compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>(), Exec::thread_tables);
   check_scatter_sizes(who, n, bins);
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   check_bulk_arguments<S, Op>(who, keys, values, n, table, bins, opt, shape, ex);

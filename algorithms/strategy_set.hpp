@@ -32,6 +32,7 @@ decltype(auto) for_strategy(strategy s, F&& f) {
     case strategy::hot_key: return f(strategy_constant<strategy::hot_key>{});
     case strategy::cluster_privatize: return f(strategy_constant<strategy::cluster_privatize>{});
     case strategy::privatize_adaptive: return f(strategy_constant<strategy::privatize_adaptive>{});
+    case strategy::thread_private: return f(strategy_constant<strategy::thread_private>{});
   }
   throw error(errc::invalid_argument, "unknown strategy " + std::to_string(static_cast<int>(s)));
 }
@@ -81,13 +82,18 @@ constexpr unsigned tree_leaves(static_shape const& s, bool& sampled, int i = 0) 
 }
 
 /// Every strategy that fitting_strategy may turn one of `leaves` into (bits): the closure of its rules.
-/// plain_keys: the keys index the table as they are (identity_key); clusters: clusters_for the call.
-constexpr unsigned fitted_reach(unsigned leaves, bool plain_keys, bool clusters) {
+/// plain_keys: the keys index the table as they are (identity_key); clusters: clusters_for the call;
+/// thread_tables: the exec's (a block is a CPU thread with a table of its own).
+constexpr unsigned fitted_reach(unsigned leaves, bool plain_keys, bool clusters, bool thread_tables) {
   constexpr unsigned block_local = strategy_bit(strategy::privatize) | strategy_bit(strategy::privatize_peer_reduce) | strategy_bit(strategy::privatize_adaptive);
   constexpr unsigned beyond_warp = block_local | strategy_bit(strategy::hot_key) | strategy_bit(strategy::cluster_privatize);
   constexpr unsigned cached = strategy_bit(strategy::hot_key) | strategy_bit(strategy::cluster_privatize);
   unsigned r = leaves;
   if (reaches(r, strategy::automatic)) r = (r & ~strategy_bit(strategy::automatic)) | strategy_bit(strategy::peer_reduce);
+  if (reaches(r, strategy::thread_private)) {
+    r |= strategy_bit(strategy::peer_reduce) | strategy_bit(strategy::naive);  // in a set_scatter order; too large a table
+    if (!thread_tables) r = (r & ~strategy_bit(strategy::thread_private)) | strategy_bit(strategy::privatize);
+  }
   if (r & beyond_warp) r |= strategy_bit(strategy::peer_reduce);  // in a set_scatter order
   if (r & block_local) r |= strategy_bit(strategy::hot_key);       // a table larger than a block
   if (reaches(r, strategy::cluster_privatize)) {
@@ -108,16 +114,16 @@ struct strategy_set {
 
 /// The strategies automatic compiles for a call of shape s through Model's tree.
 template <class Model>
-constexpr strategy_set automatic_set(static_shape const& s, bool plain_keys, bool clusters) {
+constexpr strategy_set automatic_set(static_shape const& s, bool plain_keys, bool clusters, bool thread_tables) {
   bool sampled = false;
   unsigned const leaves = tree_leaves<Model>(s, sampled);
-  return {fitted_reach(leaves, plain_keys, clusters), sampled};
+  return {fitted_reach(leaves, plain_keys, clusters, thread_tables), sampled};
 }
 
 /// What a call forced to strategy S compiles; automatic's set where S is automatic.
 template <strategy S, class Model>
-constexpr strategy_set compiled_set(static_shape const& s, bool plain_keys, bool clusters) {
-  if constexpr (S == strategy::automatic) return automatic_set<Model>(s, plain_keys, clusters);
+constexpr strategy_set compiled_set(static_shape const& s, bool plain_keys, bool clusters, bool thread_tables) {
+  if constexpr (S == strategy::automatic) return automatic_set<Model>(s, plain_keys, clusters, thread_tables);
   else return {strategy_bit(S), false};
 }
 

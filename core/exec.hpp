@@ -14,6 +14,8 @@ namespace calm {
 //   E::warp_type                    the warp its block programs see (W lanes)
 //   E::has_clusters                 whether blocks can form clusters sharing block-local memory (sm_90)
 //   E::vector_loads                 whether block programs should load 16-byte chunks per thread
+//   E::thread_tables                whether a block runs as one CPU thread that may keep a table of its own
+//                                   (strategy::thread_private; elsewhere it runs as privatize)
 //   e.block_local_bytes()           the most block-local memory one block may use (the opt-in limit on sm_80+)
 //   e.replication_budget_bytes()    what privatize's replication rule may spend on one block's copies
 //   e.for_each_block(blocks, threads, scratch_bytes, body)

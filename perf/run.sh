@@ -28,8 +28,8 @@ filter=()
 # the short sweep: three distributions at 1, 256 and 65,536 bins, every strategy and peer, both
 # workloads, the Kokkos ScatterViews, the global max, the bulk calls (automatic beside every strategy,
 # perf/bench_bulk.cpp's demo set) and one input of each routine of perf/bench_workloads.cpp; the
-# replication sweep, rsweep_*, only in the full one
-[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max|bulk/demo)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)|^(spmv/stencil2d|kmeans/d4/k128|sum_compacted/m1024|count_duplicates/uniform/65536)/')
+# replication sweep, rsweep_*, only in the full one; on the host, calm beside the OpenMP loops (perf/bench_cpu.cpp)
+[ "$sweep" = short ] && filter=(--benchmark_filter='^(copy|setup_cost|global_max|bulk/demo)|^(histogram|scatter_f32|kokkos_histogram|kokkos_scatter_f32)/.*/(uniform|runs32|halfhot)/(1|256|65536)(/|$)|^cpu/.*/(uniform|halfhot)/(1|256|65536|1048576)/|^(spmv/stencil2d|kmeans/d4/k128|sum_compacted/m1024|count_duplicates/uniform/65536)/')
 bench="$root/perf-$backend/perf/calm_bench"
 # the number of cases, for the progress line on stderr
 CALM_BENCH_TOTAL=$("$bench" --benchmark_list_tests "${filter[@]}" "$@" | wc -l) \

@@ -247,6 +247,8 @@ struct exec {
   static constexpr bool has_clusters = false;
   /// Whether block programs should load 16-byte chunks (four 4-byte items) per thread.
   static constexpr bool vector_loads = true;
+  /// Blocks are not CPU threads: strategy::thread_private runs as privatize (algorithms/scatter.hpp).
+  static constexpr bool thread_tables = false;
   typename Runtime::stream_t stream{};
   /// Whether each block launch may start while the launch before it on the stream ends, its blocks
   /// waiting for that one to finish (and its writes to be seen) before they begin: the same order, the
