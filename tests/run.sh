@@ -7,7 +7,8 @@
 #      without optimization (a compile-check: perf/run.sh builds its own);
 #   2. the conformance suite for W = 32 under AddressSanitizer and UndefinedBehaviorSanitizer (-Og, line
 #      tables only: -g1; the largest test matrices run a third to a half of their combinations there,
-#      every pair of values of two axes still met: runs_in_this_build in tests/support/harness.hpp);
+#      every pair of values of two axes still met: runs_in_this_build in tests/support/harness.hpp), and
+#      the thread tests (tests/host/threads.cpp) under ThreadSanitizer with clang++-15 and LLVM's libomp;
 #   3. CUDA compile-check of the library and its tests with nvcc for compute_90 (PTX; no GPU needed; the
 #      GPU node builds, assembles and runs them: tests/run_gpu.sh);
 #   4. HIP compile-check of the suite with clang++-15: gfx90a (wave64) to machine code, gfx1030 (wave32)
@@ -23,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-bash cmake/install_deps.sh base test perf hip kokkos python
+bash cmake/install_deps.sh base test perf hip kokkos python threads
 # the Python that has Debian's numpy and torch (a PATH python3 of pyenv or a venv may lack them)
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
@@ -63,6 +64,11 @@ cmake -S . -B "$root/sanitize" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=RelW
   -DCALM_SANITIZE=ON -DCALM_BUILD_PERF=OFF
 cmake --build "$root/sanitize" -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/sanitize" || status=1
+echo "   ThreadSanitizer: the thread tests (clang++-15 with LLVM's libomp and its Archer tool)"
+cmake -S . -B "$root/tsan" -G Ninja -DBACKEND=openmp -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCALM_TSAN=ON -DCALM_BUILD_PERF=OFF
+cmake --build "$root/tsan" -j "$jobs"
+run_ctest "$root/tsan" || status=1
 step_done 2
 
 echo "== 3. CUDA compile-check (nvcc, sm_90; library and tests)"

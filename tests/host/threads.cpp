@@ -1,0 +1,76 @@
+// Host tests built with ThreadSanitizer (CALM_TSAN: clang and LLVM's libomp, whose Archer tool tells TSan
+// about OpenMP's own synchronization): the bulk strategies on several OpenMP threads (thread_private's
+// tables and their merge, the block programs' atomics), and host threads calling calm at once.
+#include <calm/calm.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <omp.h>
+
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<std::uint32_t> random_keys(std::size_t n, std::uint32_t range, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<std::uint32_t> k(n);
+  for (auto& x : k) x = (g() & 1) ? 0u : static_cast<std::uint32_t>(g() % range);  // half the keys on key 0
+  return k;
+}
+
+std::vector<std::uint32_t> sequential_histogram(std::vector<std::uint32_t> const& keys, std::uint32_t bins) {
+  std::vector<std::uint32_t> h(bins, 0);
+  for (auto k : keys)
+    if (k < bins) ++h[k];
+  return h;
+}
+
+/// A histogram by strategy s (every strategy the host compiles), checked against the sequential count.
+void check_histogram(calm::strategy s, std::vector<std::uint32_t> const& keys, std::uint32_t bins) {
+  std::vector<std::uint32_t> h(bins, 0);
+  auto const n = static_cast<calm::index_t>(keys.size());
+  calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(keys.data(), n, h.data(), bins); });
+  CHECK(h == sequential_histogram(keys, bins));
+}
+
+}  // namespace
+
+TEST_CASE("threads: every strategy on four OpenMP threads", "[threads]") {
+  int const before = omp_get_max_threads();
+  omp_set_num_threads(4);
+  std::uint32_t const bins = GENERATE(1u, 300u, 70001u);
+  auto const keys = random_keys(200003, bins + bins / 8, 17 + bins);  // an eighth of the draws outside the table
+  for (int i = 0; i < calm::strategy_count; ++i) {
+    auto const s = static_cast<calm::strategy>(i);
+    if (calm::is_block_local(s) && bins > calm::privatize_capacity<std::uint32_t>(calm::default_exec{})) continue;
+    CAPTURE(calm::to_string(s), bins);
+    check_histogram(s, keys, bins);
+  }
+  // thread_private's float sums: each thread's table, then the merge over the entries
+  std::vector<float> w(keys.size(), 0.5f), t(bins, 1.0f), want(bins, 1.0f);
+  calm::scatter<calm::strategy::thread_private>(calm::plus{}, keys.data(), w.data(), static_cast<calm::index_t>(keys.size()), t.data(), bins);
+  for (auto k : keys)
+    if (k < bins) want[k] += 0.5f;
+  CHECK(t == want);  // sums of halves below 2^24: exact in any order
+  omp_set_num_threads(before);
+}
+
+TEST_CASE("threads: two host threads calling calm at once", "[threads]") {
+  auto const keys = random_keys(100003, 5000, 23);
+  auto const want = sequential_histogram(keys, 4099);
+  std::vector<std::uint32_t> a(4099, 0), b(4099, 0), c(4099, 0);
+  auto const n = static_cast<calm::index_t>(keys.size());
+  {
+    std::thread first([&] { calm::histogram(keys.data(), n, a.data(), 4099); });
+    std::thread second([&] { calm::histogram<calm::strategy::privatize>(keys.data(), n, b.data(), 4099); });
+    calm::histogram<calm::strategy::thread_private>(keys.data(), n, c.data(), 4099);
+    first.join();
+    second.join();
+  }
+  CHECK(a == want);
+  CHECK(b == want);
+  CHECK(c == want);
+}
