@@ -3,9 +3,10 @@
 
     python3 perf/report.py results.json [more.json ...] [--out table.md]
 
-One table per workload; rows are (distribution, bins); columns are the strategies and peers that ran, in GB/s of
-input read, each with its fraction of the device read rate measured in the same process (16-byte
-loads; the copy bandwidth for older results that lack it).
+One table per workload; rows are (distribution, bins); columns are calm's automatic choice first, then the
+strategies and peers that ran, in GB/s of input read, each with its fraction of the device read rate measured
+in the same process (16-byte loads; the copy bandwidth for older results that lack it). The fastest cell of a
+row is bold; "-" marks a case that did not run for that input.
 """
 import argparse
 import os
@@ -15,6 +16,15 @@ from collections import OrderedDict
 
 
 WORKLOADS = ("spmv", "kmeans", "sum_compacted", "count_duplicates", "count_duplicates_any")
+AUTOMATIC = ("automatic", "calm")  # calm's own choice, the first columns where a table has them
+
+
+def number(x):
+    """A rate with three significant figures at most (and no more decimals than it needs)."""
+    x = float(x)
+    if x >= 100:
+        return "%.0f" % x
+    return ("%.3g" % x) if x >= 1 else ("%.2g" % x)
 
 
 def load(path):
@@ -46,6 +56,8 @@ def collect(doc):
             if len(parts) < 7 or parts[6] in ("stats", "sampling"):
                 continue
             parts = ["bulk_%s_log2n%s" % (parts[2], parts[5]), parts[6], parts[3], parts[4]]  # one table per key count
+        if parts[0] == "cpu":  # cpu/<workload>/<implementation>/<dist>/<bins> (perf/bench_cpu.cpp)
+            parts = ["cpu_" + parts[1]] + parts[2:]
         if len(parts) < 4:
             continue
         workload, strategy, dist, bins = parts[0], parts[1], parts[2], parts[3]
@@ -93,27 +105,32 @@ def table(doc):
     ctx = doc.get("context", {})
     rows, columns, copy = collect(doc)
     out = []
-    out.append("device: %s; backend: %s; keys: %s; copy bandwidth %.1f GB/s (read + write); read rate %s GB/s" % (
+    read = ctx.get("calm_read_GBps")
+    out.append("device: %s; backend: %s; keys: %s; copy bandwidth %s GB/s (read + write); read rate %s GB/s" % (
         ctx.get("calm_device", "?"), ctx.get("calm_backend", "?"), ctx.get("calm_keys", "?"),
-        float(ctx.get("calm_copy_GBps", copy or 0)), ctx.get("calm_read_GBps", "?")))
+        number(ctx.get("calm_copy_GBps", copy or 0)), number(read) if read is not None else "?"))
     out.append("date: %s; host: %s" % (ctx.get("date", "?"), ctx.get("host_name", "?")))
     out.append("")
     out.append("GB/s of input read (keys, plus values for scatters); in brackets the fraction of the read rate "
-               "(of the copy bandwidth for results without one)")
+               "(of the copy bandwidth for results without one). Bold: the fastest of the row; -: not run for that "
+               "input (a block-local strategy on a table larger than a block, or a case the sweep leaves out)")
     out.append("")
     # one table per workload, with the columns that workload has
     for workload in sorted({w for (w, _, _) in rows}):
         mine = [c for c in columns if any(c in cells for (w, _, _), cells in rows.items() if w == workload)]
+        mine = [c for c in AUTOMATIC if c in mine] + [c for c in mine if c not in AUTOMATIC]
         out.append("| workload | dist | bins | " + " | ".join(mine) + " |")
         out.append("|---|---|---:|" + "---:|" * len(mine))
         for (w, dist, bins), cells in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
             if w != workload:
                 continue
             vals = []
+            best = max((cells[c][0] for c in mine if c in cells), default=None)
             for c in mine:
                 if c in cells:
                     gbps, frac = cells[c]
-                    vals.append("%.2f (%.3f)" % (gbps, frac))
+                    cell = "%s (%.2f)" % (number(gbps), frac)
+                    vals.append("**%s**" % cell if gbps == best else cell)
                 else:
                     vals.append("-")
             out.append("| %s | %s | %d | %s |" % (workload, dist, bins, " | ".join(vals)))

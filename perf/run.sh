@@ -10,6 +10,10 @@
 # <backend>-<device>-<date>[-<CALM_PERF_TAG>].json, the table as .md, the plots as -<workload>.png
 # (CALM_PERF_OUT=FILE.json names the JSON instead).
 set -euo pipefail
+case "${1:-}" in -h | --help)  # the header above, at once (nothing is built)
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 backend=${BACKEND:-openmp}
 root=${CALM_BUILD_ROOT:-build}
