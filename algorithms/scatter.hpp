@@ -20,6 +20,7 @@
 #include "hot_key_cache.hpp"
 #include "privatize.hpp"
 #include "strategy_set.hpp"
+#include "table_fill.hpp"
 #include "thread_private.hpp"
 #include "workspace.hpp"
 
@@ -59,6 +60,10 @@ struct scatter_options {
   /// 0 for 8-byte values in a larger table, for 8-byte keys and on the host.
   /// NaN is rejected. histogram_even and count_duplicates use the default.
   float min_line_repeats = -1.0f;
+  /// false (the default): the call accumulates into the table as it is (table[k] = op(table[k], ...)).
+  /// true: the table is first set to the op's identity (0 for sums and counts), so that it holds this
+  /// call's result alone, as CUB's histograms write theirs.
+  bool overwrite = false;
 };
 
 namespace detail {
@@ -229,6 +234,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
   line_merge_rule const rule = line_merge_rule::resolved(opt.min_line_repeats, Exec::family, sizeof(K), sizeof(T),
                                                               static_cast<std::uint64_t>(bins) * sizeof(T));
   auto const vals = as_value_source<T>(values);
+  if (opt.overwrite) fill_identity<Op>(table, bins, ex);
   strategy s = S;
   if constexpr (S == strategy::automatic) {
     s = choose_automatic<Model, set.runs, set.samples>(op, keys, vals, n, table, bins, key_map, opt, shape, rule, ex, rec);

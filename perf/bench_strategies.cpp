@@ -1,6 +1,6 @@
 // The warp-scope strategies beside naive atomics (one device atomic per key, what Kokkos ScatterView
 // and a plain atomicAdd loop do): a +1 histogram and a float scatter-add into a device-memory table,
-// bins 1 to 1M, the five key distributions.
+// bins 1 to 1M, the five key distributions; and the bulk call's automatic choice on the same inputs.
 #include "bench_common.hpp"
 
 #include <cmath>
@@ -59,6 +59,26 @@ void scatter_case(benchmark::State& state, Strategy strategy, dist d, std::uint3
   report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + sizeof(float)), static_cast<double>(n));
 }
 
+/// The same inputs through the bulk front door, strategy::automatic (the column the sweeps compare to).
+void automatic_case(benchmark::State& state, bool weighted, dist d, std::uint32_t bins) {
+  std::size_t const n = keys_n();
+  std::uint32_t const* pk = device_keys(bins, d).data();
+  float const* pw = weights().data();
+  backend::device_buffer<std::uint32_t> hist(bins);
+  backend::device_buffer<float> table(bins);
+  auto const ni = static_cast<calm::index_t>(n);
+  auto run = [&] {
+    if (weighted) calm::scatter(calm::plus{}, pk, pw, ni, table.data(), bins);
+    else calm::histogram(pk, ni, hist.data(), bins);
+  };
+  for (auto _ : state) {
+    hist.fill_bytes(0);
+    table.fill_bytes(0);
+    state.SetIterationTime(time_device(run));
+  }
+  report_bytes(state, static_cast<double>(n) * (sizeof(std::uint32_t) + (weighted ? sizeof(float) : 0)), static_cast<double>(n));
+}
+
 template <class Strategy>
 void register_strategy(char const* name, Strategy strategy) {
   for (dist d : all_dists())
@@ -72,6 +92,12 @@ void register_strategy(char const* name, Strategy strategy) {
 }
 
 [[maybe_unused]] bool const registered = [] {
+  for (dist d : all_dists())
+    for (std::uint32_t bins : {1u, 32u, 256u, 4096u, 65536u, 1u << 20}) {
+      std::string const tail = std::string("/automatic/") + to_string(d) + "/" + std::to_string(bins);
+      benchmark::RegisterBenchmark(("histogram" + tail).c_str(), automatic_case, false, d, bins)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("scatter_f32" + tail).c_str(), automatic_case, true, d, bins)->UseManualTime()->Unit(benchmark::kMillisecond);
+    }
   register_strategy("naive", calm::naive{});
   register_strategy("scan_reduce", calm::scan_reduce{});
   register_strategy("vote_reduce1", calm::vote_reduce<1>{});

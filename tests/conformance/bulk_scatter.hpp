@@ -65,6 +65,48 @@ TEST_CASE("histogram_even: CUB's even bins over [lower, upper)", "[bulk]") {
   require_equal(hist.download(), want, "histogram_even");
 }
 
+namespace calm_test {
+
+/// overwrite: the table starts at Op's identity, whatever it held (random garbage here), for strategy s.
+template <class Op, class T, class K>
+void check_overwrite(calm::strategy s, index_t n, index_t bins) {
+  auto g = rng(6007 + static_cast<int>(s) * 11 + n + bins);
+  auto const keys = table_keys<K>(static_cast<std::size_t>(n), keys_kind::hot, bins, g, true);
+  auto const vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
+  auto const garbage = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
+  buffer<K> dk(keys);
+  buffer<T> dv(vals), table(garbage);
+  calm::scatter_options opt;
+  opt.overwrite = true;
+  INFO("overwrite, " << calm::to_string(s) << ", n " << n << ", bins " << bins);
+  if (forced_too_big<T, Op>(s, bins)) return;
+  calm::for_strategy(s, [&](auto c) { calm::scatter<c()>(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, table.data(), bins, opt, exec{}); });
+  synchronize();
+  verify_scatter<Op, T>(std::vector<T>(static_cast<std::size_t>(bins), Op::template identity<T>()), keys, vals, table.download(), "overwrite");
+}
+
+}  // namespace calm_test
+
+TEST_CASE("bulk calls that overwrite: the table holds the call's result alone, as CUB's histograms write theirs", "[bulk]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(from_range(all_strategies()));
+  index_t const n = GENERATE(0, 1001, 40003);
+  index_t const bins = GENERATE(1, 4099);
+  CAPTURE(name, warp_size());
+  // the op and type pairs of the front door's test (bulk_scatter.hpp): no call compiled for this test alone
+  check_overwrite<calm::plus, float, std::uint32_t>(s, n, bins);
+  check_overwrite<calm::max, std::int32_t, std::int32_t>(s, n, bins);
+  check_overwrite<calm::min, double, std::int32_t>(s, n, bins);
+  // a histogram that overwrites: the counts alone
+  buffer<std::uint32_t> dk(std::vector<std::uint32_t>{3, 3, 5, 9});
+  buffer<std::uint32_t> hist(std::vector<std::uint32_t>(8, 77));
+  calm::scatter_options opt;
+  opt.overwrite = true;
+  calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(static_cast<std::uint32_t const*>(dk.data()), 4, hist.data(), 8, opt, exec{}); });
+  synchronize();
+  require_equal(hist.download(), std::vector<std::uint32_t>{0, 0, 0, 2, 0, 1, 0, 0}, "a histogram that overwrites");
+}
+
 TEST_CASE("bulk calls: bad input throws before launching and leaves the table as it was", "[bulk]") {
   using namespace calm_test;
   std::vector<float> init(16, 2.5f);
