@@ -23,9 +23,12 @@ namespace calm {
 /// Of values, also the offered keys of the two largest counts (`hot`, -1 where none) and the second
 /// and third counts (`next`, `third`; the first is `most`).
 struct hot_key_probe {
+  /// The counts and keys described above.
+  ///@{
   index_t most = 0, items = 0, run = 0, run_items = 0, first_run = 0;
   index_t hot[2] = {-1, -1};
   index_t next = 0, third = 0;
+  ///@}
 };
 
 /// privatize_scatter's lane merging chosen by each block (calm's own): the block probes its first tile
@@ -67,7 +70,9 @@ struct adaptive_merge {
   float known_key_share = -1.0f;
 
   /// The defaults on a GPU, from the training inputs of the bulk sweep (H100; the results files above).
+  ///@{
   static constexpr float gpu_weighted_share = 0.075f, gpu_counting_share = 0.5f, gpu_weighted_run_share = 0.25f, gpu_known_key_share = 0.04f;
+  ///@}
   /// On the host a block runs on one core: a hot key contends with nothing there, and peer_reduce's
   /// lane-by-lane match cost up to 37x (floats, half the keys on one of 100,000 bins), so by default
   /// the host never merges.
@@ -101,9 +106,10 @@ struct adaptive_merge {
   /// or the warps' largest groups are more than twice the hot keys' updates (keys side by side, whose
   /// hot keys change from tile to tile); else every lane (peer_reduce) where merges(), or not at all.
   struct choice {
-    bool every_lane = false;
-    int known = 0;
+    bool every_lane = false;  ///< merge every lane (peer_reduce)
+    int known = 0;            ///< else merge the lanes on this many known hot keys (0, 1 or 2)
   };
+  /// The merge for a block whose probe found p, with `copies` copies of the table.
   CALM_HD choice merge_for(hot_key_probe const& p, int copies, bool counting) const {
     if (p.items == 0) return {};
     int const known = counting ? 0 : known_keys(p, copies);

@@ -16,23 +16,25 @@ namespace calm {
 /// scratch size: block_stage<T>::bytes(threads).
 template <class T>
 struct block_stage {
-  T** addr;
-  T* value;
-  // working space
-  T* value2;
-  unsigned char* done[2];
-  unsigned char* head;  // scan_reduce_block: run heads; vote_reduce_block: merged threads
-  int* flags;    // [0] the pre-check, [1..3] "some thread is not done" per scan step (rotating)
-  int* counts;   // [0] lanes on the sampled key, [1] lanes with an address
-  T** sampled;   // vote_reduce_block: the sampled address
-  T* total;      // vote_reduce_block: the sampled key's reduction
+  T** addr;   ///< thread t's address (nullptr: nothing to add)
+  T* value;   ///< thread t's value
+  T* value2;  ///< working space: a second value per thread
+  unsigned char* done[2];  ///< working space: per thread, done or not (two rounds)
+  unsigned char* head;  ///< scan_reduce_block: run heads; vote_reduce_block: merged threads
+  int* flags;    ///< [0] the pre-check, [1..3] "some thread is not done" per scan step (rotating)
+  int* counts;   ///< [0] lanes on the sampled key, [1] lanes with an address
+  T** sampled;   ///< vote_reduce_block: the sampled address
+  T* total;      ///< vote_reduce_block: the sampled key's reduction
 
+  /// b rounded up to 16 bytes.
   static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
+  /// The block-local bytes the stage of `threads` threads takes.
   static constexpr std::size_t bytes(int threads) {
     std::size_t const n = static_cast<std::size_t>(threads);
     return align(n * sizeof(T*)) + 2 * align(n * sizeof(T)) + 3 * align(n) + align(6 * sizeof(int)) +
            align(sizeof(T*)) + align(sizeof(T));
   }
+  /// The stage laid out over the block-local bytes at p (bytes(threads) of them).
   CALM_HD static block_stage carve(unsigned char* p, int threads) {
     std::size_t const n = static_cast<std::size_t>(threads);
     block_stage s;

@@ -80,10 +80,11 @@ CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= kno
 /// (indices into the tree, always after the node's own: the fitter writes them in preorder); a leaf
 /// (left < 0) names its strategy.
 struct tree_node {
-  feature test;
-  double threshold;
-  int left, right;
-  strategy leaf;
+  feature test;      ///< the feature compared
+  double threshold;  ///< go left where the feature is at most this
+  int left;          ///< the left child's index (-1: a leaf)
+  int right;         ///< the right child's index (-1: a leaf)
+  strategy leaf;     ///< a leaf's strategy
 };
 
 /// Whether a tree can be walked: every child lies after its parent and inside the tree, so every
@@ -113,8 +114,9 @@ static_assert(well_formed(hopper) && well_formed(host), "a fitted tree's childre
 
 /// A fitted tree as the walks read it (a well_formed array of nodes).
 struct tree_view {
-  tree_node const* nodes;
-  int size;
+  tree_node const* nodes;  ///< the nodes, root first
+  int size;                ///< how many
+  /// Node i.
   tree_node const& operator[](int i) const { return nodes[i]; }
 };
 template <std::size_t N>
@@ -126,12 +128,12 @@ inline tree_view family_tree(device_family family) { return family == device_fam
 
 /// The features of a scatter that are known without the keys.
 struct scatter_shape {
-  index_t bins = 0;
-  int value_bytes = 4;
-  bool is_float = false;
-  bool counting = false;
-  int op_kind = 0;
-  bool fits_block = false;
+  index_t bins = 0;         ///< the table's entries
+  int value_bytes = 4;      ///< sizeof an entry
+  bool is_float = false;    ///< floating-point entries
+  bool counting = false;    ///< the same value for every key (calm::constant: a histogram's +1)
+  int op_kind = 0;          ///< 0 plus, 1 min or max, 2 a bit operation
+  bool fits_block = false;  ///< one copy of the table fits a block's block-local memory
   int copies = 0;     ///< R of privatize's plan, 0 when the table does not fit
   index_t items = 0;  ///< n
 };
@@ -213,15 +215,17 @@ strategy choose_strategy(device_family family, scatter_shape const& shape, Sampl
 struct tree_walk {
   /// A test of a sampled statistic (left >= 0) or a leaf.
   struct node {
-    double threshold;
-    feature test;
-    std::int8_t left, right;
-    strategy leaf;
+    double threshold;         ///< go left where the statistic is at most this
+    feature test;             ///< the statistic compared
+    std::int8_t left;         ///< the left child's index in the walk (-1: a leaf)
+    std::int8_t right;        ///< the right child's index in the walk (-1: a leaf)
+    strategy leaf;            ///< a leaf's strategy
   };
-  static constexpr int most_nodes = 31;
-  node nodes[most_nodes];
-  int size = 0;
+  static constexpr int most_nodes = 31;  ///< the most nodes a walk carries to the device
+  node nodes[most_nodes];                ///< the walk's nodes, its first the root
+  int size = 0;                          ///< how many
 
+  /// The strategy the walk ends at for the statistics s.
   CALM_HD strategy finish(collision_statistics const& s) const {
     int i = 0;
     while (nodes[i].left >= 0) i = sampled_value(nodes[i].test, s) <= nodes[i].threshold ? nodes[i].left : nodes[i].right;  // children follow parents

@@ -12,6 +12,7 @@
 
 namespace calm {
 
+/// What cluster_privatize_scatter may be told.
 struct cluster_options {
   int cluster_size = 0;  ///< blocks per cluster (0: the fewest that hold the table)
   int threads = 1024;    ///< threads per block

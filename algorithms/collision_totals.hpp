@@ -52,6 +52,7 @@ struct collision_statistics {
   /// scatter_options::stats should be counted so.
   double line_repeats = 0;
 
+  /// The statistics as text, for logs and test messages.
   std::string to_string() const {
     char buf[320];
     std::snprintf(buf, sizeof buf,
@@ -62,6 +63,7 @@ struct collision_statistics {
   }
 };
 
+/// How collision_stats (and automatic's sampling) samples the keys.
 struct collision_sample_options {
   /// Keys sampled (at most; all of them when n is smaller): 2^14 by default, in groups of block_items
   /// consecutive keys spread evenly over the array. 512 warps and 64 blocks put the standard error of
@@ -76,7 +78,7 @@ struct collision_sample_options {
   /// bytes of 4-byte entries; 1: a warp's repeated keys, as bulk calls count them for 8-byte keys or values).
   /// Bulk calls set both to the direct scatter they would run (detail::direct_lines_of).
   int line_vec = 4;
-  index_t line_entries = 32;
+  index_t line_entries = 32;  ///< the table entries of one line (above)
 };
 
 /// The table entries of one line for collision_statistics::line_share: 32 (a 128-byte line of 4-byte entries).

@@ -13,7 +13,7 @@ namespace calm {
 /// plus, v for min/max/and/or, v or nothing for xor).
 template <class T>
 struct same_value {
-  T value;
+  T value;  ///< every lane's value
 };
 template <class T>
 CALM_HD constexpr same_value<T> constant(T v) {

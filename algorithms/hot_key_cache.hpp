@@ -16,6 +16,7 @@
 
 namespace calm {
 
+/// What hot_key_scatter may be told.
 struct hot_key_options {
   /// Block-local hash slots, one line each (a power of two, 2 to 4,096); at most slots / 2 lines are cached. 0: the
   /// most that fit a block's block-local memory and 80 KiB, up to 512 (hot_key_slots_for: 512 for 4-byte values on

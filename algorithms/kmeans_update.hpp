@@ -27,8 +27,9 @@ inline char const* to_string(kmeans_method m) {
   return names[static_cast<int>(m)];
 }
 
+/// What kmeans_update may be told.
 struct kmeans_options {
-  kmeans_method method = kmeans_method::automatic;
+  kmeans_method method = kmeans_method::automatic;  ///< how points are merged (automatic: by the points and centroids)
   /// Copies R of the vote spaces per block (0: the replication rule of privatize.hpp).
   int copies = 0;
   /// Check before anything is written that every assignment is in [0, k) (one pass and a wait);
@@ -39,11 +40,16 @@ struct kmeans_options {
 /// The block-local layout of the privatized update: the counter's R copies of k (+ pad) entries, then
 /// each component's R copies, copy r of thread t = t mod R (001's cyclic mapping).
 struct kmeans_layout {
-  index_t k = 0;
+  index_t k = 0;  ///< centroids
+  /// components, copies R, padding between copies
+  ///@{
   int d = 0, copies = 1, pad = 0;
+  ///@}
   std::size_t counts_bytes = 0;  ///< where the components start (16-byte aligned)
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;         ///< all of the block's space
+  /// Entries from one copy to the next.
   CALM_HD index_t stride() const { return k + pad; }
+  /// Entries of all copies of one component.
   CALM_HD index_t space() const { return stride() * copies; }
 };
 

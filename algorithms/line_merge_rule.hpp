@@ -36,7 +36,7 @@ struct line_repeats {
 /// two launches that both probed. The bulk calls take it from scatter_options::min_line_repeats
 /// (negative, the default: resolved()).
 struct line_merge_rule {
-  float min_line_repeats = 0.0f;
+  float min_line_repeats = 0.0f;  ///< peer_reduce stays above this many repeats a warp (0: always)
 
   /// The default on a GPU, from the 719 training inputs larger than a block measured on an H200 with
   /// peer_reduce's 4-byte key match (perf/results/cuda-h200-2026-11-28-bulk-train-larger-keyed-peer.json,

@@ -6,7 +6,9 @@
 
 namespace calm {
 
+/// No merging: one atomic per lane.
 struct naive {
+  /// Every lane its own group.
   template <class Warp, class A>
   CALM_HD peer_groups<Warp> group(Warp const& w, A const&) const {
     return {detail::own_lane(w), false};

@@ -9,8 +9,8 @@ namespace calm {
 /// A grouping of the active lanes: each lane's peers (itself included). Singletons update naively.
 template <class Warp>
 struct peer_groups {
-  varying<Warp, typename Warp::lane_mask> peers;
-  bool merged;  // uniform: false when every group is a single lane (skip the reduction)
+  varying<Warp, typename Warp::lane_mask> peers;  ///< each lane's group, as a mask
+  bool merged;  ///< uniform: false when every group is a single lane (skip the reduction)
 };
 
 namespace detail {

@@ -13,6 +13,7 @@ namespace calm {
 /// atomic per warp. Example (002, 16 lanes, three keys): lanes {0,4,7,10,12,13} with values
 /// {9,2,4,1,7,8} add 31 from lane 0; {1,2,5,8,14} add 28 from lane 1; {3,6,9,11,15} add 28 from lane 3.
 struct peer_reduce {
+  /// The lanes grouped by equal addresses (match_any).
   template <class Warp, class A>
   CALM_HD peer_groups<Warp> group(Warp const& w, A const& addr) const {
     return {match_any(w, addr), true};
@@ -23,7 +24,8 @@ struct peer_reduce {
 /// both, picked at run time. strategy::automatic launches it once behind a choice on the device that
 /// may end at either, instead of one launch for each (detail::chosen_merge_program).
 struct peer_reduce_if {
-  bool merge = true;
+  bool merge = true;  ///< peer_reduce (true) or naive
+  /// peer_reduce's groups or naive's, as merge says.
   template <class Warp, class A>
   CALM_HD peer_groups<Warp> group(Warp const& w, A const& addr) const {
     if (merge) return peer_reduce{}.group(w, addr);

@@ -35,14 +35,18 @@ CALM_HD bool key_in_table(K k, index_t bins) {
 /// entries, so copy r starts at entry r * (bins + pad) (one pad entry shifts each copy by one bank),
 /// and after the last copy one discard entry, where updates of keys outside the table go.
 struct private_layout {
-  index_t bins = 0;
-  int copies = 1;
-  int pad = 0;
-  copy_mapping mapping = copy_mapping::cyclic;
+  index_t bins = 0;                             ///< the table's entries
+  int copies = 1;                               ///< R
+  int pad = 0;                                  ///< entries between copies
+  copy_mapping mapping = copy_mapping::cyclic;  ///< which copy a thread updates
 
+  /// Entries from one copy to the next.
   CALM_HD constexpr index_t stride() const { return bins + pad; }
+  /// The entry keys outside the table go to, after the copies.
   CALM_HD constexpr index_t discard() const { return stride() * copies; }
+  /// All entries: the copies and the discard entry.
   CALM_HD constexpr index_t entries() const { return discard() + 1; }
+  /// The bytes of all entries of T.
   template <class T>
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(entries()) * sizeof(T); }
   /// The copy that thread t of a block of `threads` threads updates.
@@ -58,7 +62,7 @@ template <class T, class Base, int U>
 struct private_lane_view {
   Base base[U];  ///< the first entry of the copy that chunk u updates (a lane value)
   T* discard;    ///< where updates of keys outside the table go
-  index_t bins;
+  index_t bins;  ///< the table's entries
 
   /// The entry of key k in chunk u's copy; keys outside [0, bins) get the discard entry, so a lane
   /// needs no branch for them.
@@ -83,8 +87,8 @@ struct private_lane_view {
 ///   tab.merge_into(blk, calm::plus{}, calm::scope::device{}, table);
 template <class T>
 struct private_table {
-  T* data;
-  private_layout layout;
+  T* data;                ///< the entries, in block-local memory
+  private_layout layout;  ///< their layout
   /// Threads in the block (the blocked mapping divides them among the copies).
   int threads;
 

@@ -21,15 +21,15 @@ namespace calm {
 struct privatize_options {
   int copies = 0;   ///< R, the copies of the table per block (0: by the rule below)
   int pad = -1;     ///< entries between copies (-1: one when R > 1)
-  copy_mapping mapping = copy_mapping::cyclic;
+  copy_mapping mapping = copy_mapping::cyclic;  ///< which copy a thread updates
   int threads = 0;  ///< threads per block (0: 512)
 };
 
 /// The chosen shape of a privatized scatter: the table layout, threads per block, block-local bytes.
 struct privatize_plan {
-  private_layout layout;
-  int threads = 512;
-  std::size_t bytes = 0;
+  private_layout layout;  ///< the copies
+  int threads = 512;      ///< threads per block
+  std::size_t bytes = 0;  ///< block-local bytes
 };
 
 /// The replication rule: the largest R = 2^k <= max_copies whose R copies (one pad entry each) fit in

@@ -10,12 +10,12 @@ namespace calm {
 /// The runs of a warp: maximal sets of consecutive active lanes with equal keys.
 template <class Warp>
 struct lane_runs {
-  using mask_t = typename Warp::lane_mask;
-  varying<Warp, bool> head;  // the lane starts a run
-  mask_t heads;              // the lanes that start a run
-  mask_t tails;              // the lanes that end one
-  bool reduce = false;          // uniform: a run reaches the threshold (Alg. 1 lines 10-15)
-  bool reduce_counted = false;  // uniform: merge where every lane adds the same value (no scan needed)
+  using mask_t = typename Warp::lane_mask;  ///< the warp's lane mask
+  varying<Warp, bool> head;  ///< the lane starts a run
+  mask_t heads;              ///< the lanes that start a run
+  mask_t tails;              ///< the lanes that end one
+  bool reduce = false;          ///< uniform: a run reaches the threshold (Alg. 1 lines 10-15)
+  bool reduce_counted = false;  ///< uniform: merge where every lane adds the same value (no scan needed)
 };
 
 /// Alg. 1 at warp scope. Example (000 Fig. 4, 8 lanes, keys 0 1 1 1 3 3 3 3, value 1): lane 0 adds 1
@@ -31,8 +31,9 @@ struct lane_runs {
 /// 3-4 lanes, went from 271 to 161 us: perf/results/cuda-h200-2026-11-29-scan-counted.md). A threshold
 /// given applies to both; 1 always reduces.
 struct scan_reduce {
-  int threshold = 0;
+  int threshold = 0;  ///< the lanes a run needs to be merged (0: the backend's measured threshold)
 
+  /// The warp's runs of equal addresses, and whether to merge them.
   template <class Warp, class A>
   CALM_HD lane_runs<Warp> group(Warp const& w, A const& addr) const {
     using mask_t = typename Warp::lane_mask;

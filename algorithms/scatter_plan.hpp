@@ -33,6 +33,8 @@ class scatter_plan {
                 "scatter_plan: values are T const* (a value per key) or calm::same_value<T> (calm::constant)");
 
  public:
+  /// A plan for scatters of n keys into `bins` entries with op, on ex (its stream on a GPU); throws
+  /// calm::error on a negative size.
   scatter_plan(Op op, index_t n, index_t bins, scatter_options const& opt = {}, Exec const& ex = Exec{}) : op_(op), n_(n), bins_(bins), opt_(opt), ex_(ex) {
     check_atomic_op<Op, T>();
     require(n >= 0 && bins >= 0, errc::invalid_argument,
@@ -44,6 +46,7 @@ class scatter_plan {
   }
   scatter_plan(scatter_plan const&) = delete;
   scatter_plan& operator=(scatter_plan const&) = delete;
+  /// The plan moved, its recorded work and workspace with it.
   scatter_plan(scatter_plan&& o) noexcept
       : op_(o.op_), n_(o.n_), bins_(o.bins_), opt_(o.opt_), ex_(o.ex_), rec_(std::move(o.rec_)), chosen_(std::exchange(o.chosen_, nullptr)) {}
   scatter_plan& operator=(scatter_plan&&) = delete;
@@ -68,10 +71,13 @@ class scatter_plan {
     return s;
   }
 
+  /// The plan's n, bins, options and exec.
+  ///@{
   index_t items() const { return n_; }
   index_t bins() const { return bins_; }
   scatter_options const& options() const { return opt_; }
   Exec const& exec() const { return ex_; }
+  ///@}
 
  private:
   Op op_;
@@ -89,12 +95,18 @@ class scatter_plan {
 template <class K, class T, strategy S = strategy::automatic, class Exec = default_exec>
 class histogram_plan {
  public:
+  /// A plan for histograms of n keys into `bins` entries (as scatter_plan's).
   histogram_plan(index_t n, index_t bins, scatter_options const& opt = {}, Exec const& ex = Exec{}) : plan_(plus{}, n, bins, opt, ex) {}
+  /// hist[keys[i]] += 1 for i < n, as scatter_plan::run_async.
   strategy run_async(K const* keys, index_t n, T* hist, index_t bins) { return plan_.run_async(keys, constant(T(1)), n, hist, bins); }
+  /// As run_async, then a wait: as scatter_plan::run.
   strategy run(K const* keys, index_t n, T* hist, index_t bins) { return plan_.run(keys, constant(T(1)), n, hist, bins); }
+  /// The plan's n, bins and options.
+  ///@{
   index_t items() const { return plan_.items(); }
   index_t bins() const { return plan_.bins(); }
   scatter_options const& options() const { return plan_.options(); }
+  ///@}
 
  private:
   scatter_plan<plus, K, T, same_value<T>, S, Exec> plan_;

@@ -23,8 +23,9 @@ enum class spmv_method {
   merge_rows,
 };
 
+/// What spmv_coo may be told.
 struct spmv_options {
-  spmv_method method = spmv_method::automatic;
+  spmv_method method = spmv_method::automatic;  ///< how the products are scattered (automatic: by the matrix)
   /// Check before anything is written that every row index is in [0, rows) and every column index
   /// in [0, cols) (one pass over the indices and a wait); false: entries outside are skipped.
   bool check_indices = true;

@@ -41,19 +41,20 @@ decltype(auto) for_strategy(strategy s, F&& f) {
 /// its walks can reach are known at compile time: family_model<F> for each device family's tree.
 template <device_family F>
 struct family_model {
-  static constexpr auto& nodes = models::hopper;
+  static constexpr auto& nodes = models::hopper;  ///< the GPUs' tree (fitted on Hopper)
 };
+/// The host's tree.
 template <>
 struct family_model<device_family::host> {
-  static constexpr auto& nodes = models::host;
+  static constexpr auto& nodes = models::host;  ///< the host's tree
 };
 
 /// The features of a scatter known at compile time: from its op and types.
 struct static_shape {
-  int value_bytes = 4;
-  bool is_float = false;
-  bool counting = false;
-  int op_kind = 0;
+  int value_bytes = 4;    ///< sizeof an entry
+  bool is_float = false;  ///< floating-point entries
+  bool counting = false;  ///< the same value for every key
+  int op_kind = 0;        ///< 0 plus, 1 min or max, 2 a bit operation
 };
 
 namespace detail {

@@ -22,7 +22,7 @@ enum class merge_kind { none, runs, peers };
 /// program for the three, as peer_reduce_if is for two. strategy::automatic launches it behind a choice
 /// on the device that may end at scan_reduce (detail::chosen_merge_program).
 struct switch_merge {
-  merge_kind kind = merge_kind::peers;
+  merge_kind kind = merge_kind::peers;  ///< the merge this launch runs
 };
 
 namespace detail {

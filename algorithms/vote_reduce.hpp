@@ -31,10 +31,11 @@ CALM_HD constexpr std::uint32_t full_cycle_sequence(std::uint32_t p) {
 template <int M = 1>
 struct vote_reduce {
   static_assert(M >= 1, "vote_reduce samples at least one key");
-  static constexpr std::uint32_t seed_from_clock = 0xffffffffu;
-  std::uint32_t seed = seed_from_clock;
-  int threshold = 0;
+  static constexpr std::uint32_t seed_from_clock = 0xffffffffu;  ///< seed: draw the samples from the clock
+  std::uint32_t seed = seed_from_clock;                           ///< the samples' seed
+  int threshold = 0;  ///< the lanes a sampled key needs to be merged (0: the backend's measured threshold)
 
+  /// The lanes of each sampled key that reaches the threshold, merged; the rest alone.
   template <class Warp, class A>
   CALM_HD peer_groups<Warp> group(Warp const& w, A const& addr) const {
     using mask_t = typename Warp::lane_mask;

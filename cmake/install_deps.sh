@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages calm's builds need, only those missing. Usage:
-#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot] [threads]
+#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot] [threads] [docs]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
 # ROCm headers, device libraries and rocPRIM (the HIP peer of the perf suite); kokkos: Debian's Kokkos (Serial); python: pybind11, numpy, pytest and torch (CPU) for the Python module; plot: matplotlib (perf/plot.py);
-# threads: clang-15 and LLVM's libomp (the ThreadSanitizer build: CALM_TSAN).
+# threads: clang-15 and LLVM's libomp (the ThreadSanitizer build: CALM_TSAN); docs: Doxygen (the docs target).
 # Runs apt-get as root (or sudo).
 set -euo pipefail
 
@@ -16,6 +16,7 @@ declare -A groups=(
   [python]="pybind11-dev python3-dev python3-numpy python3-pytest python3-torch"
   [plot]="python3-matplotlib"
   [threads]="clang-15 libomp-15-dev"
+  [docs]="doxygen"
 )
 [ $# -eq 0 ] && set -- base test perf
 want=()

@@ -30,7 +30,9 @@ inline char const* to_string(errc e) {
 /// The exception every host-side calm call throws.
 class error : public std::runtime_error {
  public:
+  /// An error of kind `code`; what() is "calm: " and `what`.
   error(errc code, std::string const& what) : std::runtime_error(std::string("calm: ") + what), code_(code) {}
+  /// The kind of error.
   errc code() const noexcept { return code_; }
 
  private:

@@ -33,6 +33,7 @@ class launch_key {
     k.add(&tag<Ts...>);
     return k;
   }
+  /// value's bytes appended (nothing for an empty type); the key is no longer complete() where they do not fit.
   template <class T>
   launch_key& add(T const& value) {
     static_assert(std::is_trivially_copyable<T>::value, "launch_key: fields must be trivially copyable");
@@ -50,6 +51,7 @@ class launch_key {
   std::string_view view() const { return {bytes_, size_}; }
   /// The same, copied.
   std::string bytes() const { return std::string(view()); }
+  /// A hash of the bytes.
   std::size_t hash() const { return std::hash<std::string_view>{}(view()); }
   /// False where a field did not fit: the key then names no call.
   bool complete() const { return complete_; }

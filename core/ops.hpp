@@ -33,70 +33,88 @@ CALM_HD constexpr T wrapping_multiply(T a, T b) {
 
 /// a + b. Identity 0. Integer sums wrap modulo 2^bits, signed ones too, as the hardware atomics do.
 struct plus {
-  static constexpr bool idempotent = false;
+  static constexpr bool idempotent = false;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() { return T(0); }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return detail::wrapping_add(a, b); }
 };
 
 /// The smaller of a and b. Identity: the largest value (+infinity for floating point).
 struct min {
-  static constexpr bool idempotent = true;
+  static constexpr bool idempotent = true;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() {
     return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
   }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return b < a ? b : a; }
 };
 
 /// The larger of a and b. Identity: the lowest value (-infinity for floating point).
 struct max {
-  static constexpr bool idempotent = true;
+  static constexpr bool idempotent = true;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() {
     return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return a < b ? b : a; }
 };
 
 /// a | b on integers. Identity 0.
 struct bit_or {
-  static constexpr bool idempotent = true;
+  static constexpr bool idempotent = true;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() { return T(0); }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return static_cast<T>(a | b); }
 };
 
 /// a & b on integers. Identity: all bits set.
 struct bit_and {
-  static constexpr bool idempotent = true;
+  static constexpr bool idempotent = true;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() { return static_cast<T>(~T(0)); }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return static_cast<T>(a & b); }
 };
 
 /// a ^ b on integers. Identity 0. Not idempotent: x ^ x = 0.
 struct bit_xor {
-  static constexpr bool idempotent = false;
+  static constexpr bool idempotent = false;  ///< op(a, a) == a: a group of equal values may apply one
+  /// Whether the op is defined for T.
   template <class T>
   static constexpr bool supports = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+  /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() { return T(0); }
+  /// The op applied to a and b.
   template <class T>
   CALM_HD constexpr T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
 };

@@ -13,20 +13,25 @@ namespace calm {
 /// their effects with the warp's active set). Comparisons give lane_array<bool, W>.
 template <class T, int W>
 struct lane_array {
-  T v[W];
+  T v[W];  ///< lane i's value
 
   lane_array() = default;
   /// Broadcast: every lane holds s (implicit, so `x + 1` reads as on the GPU).
   lane_array(T s) {  // NOLINT(google-explicit-constructor)
     CALM_SIMD for (int i = 0; i < W; ++i) v[i] = s;
   }
+  /// Each lane's value converted to T.
   template <class U, class = std::enable_if_t<!std::is_same<U, T>::value && std::is_convertible<U, T>::value>>
   explicit lane_array(lane_array<U, W> const& o) {
     CALM_SIMD for (int i = 0; i < W; ++i) v[i] = static_cast<T>(o.v[i]);
   }
 
+  /// Lane i's value.
+  ///@{
   T& operator[](int i) { return v[i]; }
   T const& operator[](int i) const { return v[i]; }
+  ///@}
+  /// W, the lanes.
   static constexpr int size() { return W; }
 
 #define CALM_LANE_BINARY(OP)                                                           \
@@ -42,6 +47,8 @@ struct lane_array {
     CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = a.v[i] OP b.v[i];                   \
     return r;                                                                          \
   }
+  /// Lane by lane: lane i's result from lane i's operands (comparisons give lane_array<bool, W>).
+  ///@{
   CALM_LANE_BINARY(+)
   CALM_LANE_BINARY(-)
   CALM_LANE_BINARY(*)
@@ -72,6 +79,7 @@ struct lane_array {
     CALM_SIMD for (int i = 0; i < W; ++i) r.v[i] = !a.v[i];
     return r;
   }
+  ///@}
 };
 
 /// Lane-wise pointer arithmetic: `table + keys` is the address each lane updates.

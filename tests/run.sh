@@ -3,8 +3,8 @@
 # missing, then:
 #   1. host (OpenMP) build: the conformance suite for W = 64 (the warp layer also for W = 8 and 16),
 #      the host-only tests, the Kokkos tests (Debian's Kokkos, Serial), the install + find_package test,
-#      the Python package's tests (pytest, numpy and torch CPU arrays), and the perf suite compiled
-#      without optimization (a compile-check: perf/run.sh builds its own);
+#      the Python package's tests (pytest, numpy and torch CPU arrays), the perf suite compiled
+#      without optimization (a compile-check: perf/run.sh builds its own), and the API docs (Doxygen);
 #   2. the conformance suite for W = 32 under AddressSanitizer and UndefinedBehaviorSanitizer (-Og, line
 #      tables only: -g1; the largest test matrices run a third to a half of their combinations there,
 #      every pair of values of two axes still met: runs_in_this_build in tests/support/harness.hpp), and
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-bash cmake/install_deps.sh base test perf hip kokkos python threads
+bash cmake/install_deps.sh base test perf hip kokkos python threads docs
 # the Python that has Debian's numpy and torch (a PATH python3 of pyenv or a venv may lack them)
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
@@ -57,6 +57,8 @@ cmake -S . -B "$root/openmp" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=Releas
 cmake --build "$root/openmp" -j "$jobs"
 status=0
 run_ctest "$root/openmp" || status=1
+echo "   the API docs (Doxygen; an undocumented public entity fails them)"
+cmake --build "$root/openmp" --target docs && passed=$((passed + 1)) || { failed=$((failed + 1)); status=1; }
 step_done 1
 
 echo "== 2. host tests (W = 32) under AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -132,8 +132,9 @@ constexpr std::size_t copy_alignment = is_gpu_space<Space>::value ? 128 : 64;
 /// two, four, eight lanes; Kokkos 561), while a hot key shared by many lanes must be merged (half the
 /// keys on one bin: 199 against 75 unmerged).
 struct sampled_merge {
-  static constexpr std::uint32_t seed = 0x9e3779b9u;
-  static constexpr int min_lanes = 8;
+  static constexpr std::uint32_t seed = 0x9e3779b9u;  ///< vote_reduce's sampling seed
+  static constexpr int min_lanes = 8;                 ///< merge a sampled key's lanes where at least this many share it
+  /// The lanes' groups (the strategy concept's group).
   template <class Warp, class A>
   CALM_HD auto group(Warp const& w, A const& addr) const {
     return calm::vote_reduce<2>{seed, min_lanes}.group(w, addr);

@@ -26,6 +26,8 @@ class ScatterView {
   /// How a GPU warp's lanes that update one entry merge before the atomic (calm's strategies; a
   /// seventh parameter Kokkos's ScatterView does not have, defaulted).
   using lane_merge = LaneMerge;
+  /// The types Kokkos's ScatterView names, with the same meaning.
+  ///@{
   using execution_space = typename DeviceType::execution_space;
   using memory_space = typename DeviceType::memory_space;
   using device_type = Kokkos::Device<execution_space, memory_space>;
@@ -33,7 +35,8 @@ class ScatterView {
   using original_value_type = typename original_view_type::value_type;
   using original_reference_type = typename original_view_type::reference_type;
   using scatter_op = Op;
-  static constexpr bool is_duplicated = std::is_same<Duplication, ScatterDuplicated>::value;
+  ///@}
+  static constexpr bool is_duplicated = std::is_same<Duplication, ScatterDuplicated>::value;  ///< a copy per thread (ScatterDuplicated)
   static_assert(is_duplicated || std::is_same<Duplication, ScatterNonDuplicated>::value,
                 "calm::kokkos::ScatterView: Duplication is ScatterDuplicated or ScatterNonDuplicated");
   static_assert(!is_duplicated || std::is_same<Layout, Kokkos::LayoutRight>::value || std::is_same<Layout, Kokkos::LayoutLeft>::value,
@@ -45,6 +48,7 @@ class ScatterView {
   /// untouched until contribute(); not duplicated, updates go straight into `original`.
   template <class RT, class... RP>
   ScatterView(Kokkos::View<RT, RP...> const& original) : ScatterView(execution_space(), original) {}  // NOLINT: implicit, as Kokkos's
+  /// As ScatterView(original), on `space`.
   template <class RT, class... RP>
   ScatterView(execution_space const& space, Kokkos::View<RT, RP...> const& original) {
     if constexpr (is_duplicated) {
@@ -65,9 +69,11 @@ class ScatterView {
     }
   }
 
+  /// A copy of o, which views the same memory (as Kokkos's conversions between views).
   template <class OtherDataType, class OtherDeviceType>
   KOKKOS_FUNCTION ScatterView(ScatterView<OtherDataType, Layout, OtherDeviceType, Op, Duplication, Contribution, LaneMerge> const& o)
       : target_(o.target_), copies_(o.copies_), copy0_(o.copy0_), stride_(o.stride_), count_(o.count_), token_(o.token_) {}
+  /// This view made to view o's memory.
   template <class OtherDataType, class OtherDeviceType>
   KOKKOS_FUNCTION ScatterView& operator=(ScatterView<OtherDataType, Layout, OtherDeviceType, Op, Duplication, Contribution, LaneMerge> const& o) {
     target_ = o.target_, copies_ = o.copies_, copy0_ = o.copy0_, stride_ = o.stride_, count_ = o.count_, token_ = o.token_;
@@ -85,6 +91,7 @@ class ScatterView {
   /// folds the other copies into it.
   original_view_type subview() const { return is_duplicated ? copy0_ : target_; }
 
+  /// Whether the view (or its copies) holds memory.
   KOKKOS_INLINE_FUNCTION constexpr bool is_allocated() const { return is_duplicated ? copies_.is_allocated() : target_.is_allocated(); }
 
   /// Duplicated: dest = op(dest, every copy; the first is skipped when dest is subview()); the copies
@@ -94,6 +101,7 @@ class ScatterView {
   void contribute_into(Kokkos::View<DT, RP...> const& dest) const {
     contribute_into(execution_space(), dest);
   }
+  /// As contribute_into(dest), on `space`.
   template <class DT, class... RP>
   void contribute_into(execution_space const& space, Kokkos::View<DT, RP...> const& dest) const {
     using dest_type = Kokkos::View<DT, RP...>;
@@ -124,6 +132,7 @@ class ScatterView {
   void reset_except(Kokkos::View<DT, RP...> const& view) {
     reset_except(execution_space(), view);
   }
+  /// As reset_except(view), on `space`.
   template <class DT, class... RP>
   void reset_except(execution_space const& space, Kokkos::View<DT, RP...> const& view) {
     if constexpr (is_duplicated) {
@@ -141,6 +150,7 @@ class ScatterView {
     if constexpr (is_duplicated) reshape(Layout(n0, n1, n2, n3, n4, n5, n6, n7));
     else Kokkos::resize(target_, n0, n1, n2, n3, n4, n5, n6, n7);
   }
+  /// As resize, the view's contents dropped (as Kokkos::realloc).
   void realloc(std::size_t n0 = unset, std::size_t n1 = unset, std::size_t n2 = unset, std::size_t n3 = unset,
                std::size_t n4 = unset, std::size_t n5 = unset, std::size_t n6 = unset, std::size_t n7 = unset) {
     if constexpr (is_duplicated) reshape(Layout(n0, n1, n2, n3, n4, n5, n6, n7));
