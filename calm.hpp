@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/calm.hpp: everything calm offers for the backend this build selected.
 //
 //   #include <calm/calm.hpp>

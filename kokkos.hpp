@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/kokkos.hpp: calm inside Kokkos. The per-lane calls (calm::update) work in parallel_for bodies,
 // and calm::kokkos::ScatterView is a drop-in for Kokkos::Experimental::ScatterView: change the namespace,
 // nothing else.

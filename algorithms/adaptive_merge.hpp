@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/adaptive_merge.hpp: privatize_scatter's lane merging chosen by each block from a probe of its first
 // tile (calm's own, beside 002's peer_reduce): the probe finds hot keys and runs of equal keys with match_any and votes.
 #pragma once

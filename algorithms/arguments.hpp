@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/arguments.hpp: the argument checks of the bulk calls, made before anything is launched.
 // The checks are plain functions over numbers and null tests; the call's types only read them out.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/block_reduce.hpp: scan_reduce and vote_reduce over all N threads of a block, with
 // barriers, as 000 section 3.1 states Alg. 1 and Alg. 2 (block scope), staged in block-local memory.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/block_stream.hpp: the streaming loop of the block programs: each block's tiles of keys and values,
 // loaded a tile at a time in chunks of Vec items (CUB's items per thread), handed item by item to an update.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/choose.hpp: the automatic choice of a bulk scatter's strategy: a decision tree over the
 // table, the types, the op and the sampled collision statistics (000 §3.3), fitted per device family.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/chosen_launches.hpp: the launches behind automatic's choice finished on the device (000 §3.3):
 // each strategy the choice may end at, run only if chosen; the direct scatters share one launch.
 #pragma once

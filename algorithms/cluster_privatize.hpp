@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/cluster_privatize.hpp: a table spread over the block-local memory of a thread-block
 // cluster (Hopper distributed shared memory), for tables larger than one block holds; calm's own technique.
 #pragma once

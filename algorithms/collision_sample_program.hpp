@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/collision_sample_program.hpp: the block program that samples a key array's collisions
 // (000 §3.3's levels, clustering, and the line counts) and, finished on the device, meets in one sum.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/collision_stats.hpp: how much a key array's updates collide, measured on the device
 // from a sample: intra-warp, intra-block and all-thread collision levels and clustering (000 §3.3),
 // and the table lines a warp's keys touch and a direct scatter's lanes wait on (line_share, line_repeats: calm's own).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/collision_totals.hpp: the collision statistics (000 §3.3; line_share and line_repeats are
 // calm's own), the totals a sampled block group gathers and the ratios they are computed from.
 #pragma once

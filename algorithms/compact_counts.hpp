@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/compact_counts.hpp: the nonzero entries of a count table written out in entry order with
 // their keys (count per warp, scan, write): the compaction of count_duplicates (000 §4's counting step).
 #pragma once

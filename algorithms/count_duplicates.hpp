@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/count_duplicates.hpp: the distinct keys of an array with their occurrence counts, counted
 // by atomics (000 §4: the counting step ahead of merge sort and page view count): into a table of key_bound
 // counts compacted in key order, or, for keys of any value, into a hash table compacted in slot order.

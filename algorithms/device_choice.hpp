@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/device_choice.hpp: strategy::automatic finished on the device: the sampled statistics
 // (000 §3.3) summed and the fitted tree walked by the sampling's last block, whose choice selects the strategy that runs.
 #pragma once

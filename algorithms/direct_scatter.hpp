@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/direct_scatter.hpp: scatter whole arrays straight into the device table, each warp's
 // lanes merged first by a warp strategy (000 §3.1 Alg. 1-2, 002), optionally in a set_scatter order (000 §3.2).
 #pragma once

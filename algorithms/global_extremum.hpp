@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/global_extremum.hpp: the global maximum and minimum of an array, by calm's choice among
 // the four schemes of 003 (two_level.hpp): block_reduce, which the H100 measurements favour at every size.
 #pragma once

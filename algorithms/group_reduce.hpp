@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/group_reduce.hpp: reduce and scan values over groups of lanes given by peer masks
 // (each lane holds the mask of its group), after 002's add_peers (stage 2, reduction sub-trees).
 #pragma once

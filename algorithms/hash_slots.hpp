@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/hash_slots.hpp: the hash table of count_duplicates over keys of any value (ordered linear
 // probing by atomic min) and the key maps that count into it and compact it (000 §4's counting step).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/hot_key_cache.hpp: for tables too large to privatize, each block finds its hottest
 // table lines (runs of line_entries entries) by a match over each warp's keys in its first tile (002's
 // peer grouping in place of 000 §3.1 Alg. 2's vote), keeps them in block-local memory and sends the rest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/key_map.hpp: how a bulk scatter turns what it loads into a table index: the key itself,
 // or the bin of a sample under even binning (CUB's HistogramEven). Index -1 (or >= bins) is skipped.
 #pragma once

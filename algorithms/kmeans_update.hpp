@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/kmeans_update.hpp: the centroid update of k-means (sums and counts per cluster), with one
 // vote space per component and the counter, replicated R times in block-local memory, cyclic mapping (001 §4.1).
 #pragma once

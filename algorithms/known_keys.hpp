@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/known_keys.hpp: the lanes of one or two keys known before the update (a block's hot keys)
 // merged by a ballot and a butterfly per key, the others naive (calm's own; 002's reduce_peers on a partial warp).
 #pragma once

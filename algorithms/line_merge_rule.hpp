@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/line_merge_rule.hpp: where automatic ends at peer_reduce, whether its direct scatter merges a warp's
 // equal keys or updates naively, from the repeats of a key on a table line in the sample's warps (calm's own, beside 002).
 #pragma once

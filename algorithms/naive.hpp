@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/naive.hpp: one atomic per lane, no merging: the baseline every strategy is measured
 // against, and what the others fall back to when collisions are too few to pay (000 section 3.1).
 #pragma once

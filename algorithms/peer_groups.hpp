@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/peer_groups.hpp: apply an update given a grouping of the warp's lanes into peer
 // groups: reduce each group (002 add_peers), one atomic per group from its lowest lane.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/peer_reduce.hpp: exact grouping of the warp's lanes by key (address), reduction
 // sub-trees per group and one atomic per distinct key. Follows 002 (get_peers stage 1, add_peers stage 2).
 #pragma once

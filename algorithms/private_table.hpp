@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/private_table.hpp: a table kept in block-local memory as R copies with padding between
 // them, lanes mapped to copies cyclically or in blocks, merged into the device table at the end (001 §3, §4).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/privatize.hpp: scatter whole arrays through a table privatized in each block's block-local memory
 // (001 §3 replication and padding, §4.2 histogram), lanes merged first by a strategy, or where a block finds a hot key.
 #pragma once

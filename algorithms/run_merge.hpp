@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/run_merge.hpp: add items into a table where equal keys come in runs (sorted keys): each
 // warp streams its own contiguous slice, merges runs by a segmented scan and carries the open run on (000 §3.1 Alg. 1, Fig. 1).
 #pragma once

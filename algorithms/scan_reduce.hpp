@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/scan_reduce.hpp: merge runs of equal keys in neighbouring lanes by a log-step
 // segmented reduction; the last lane of each run does one atomic. Follows 000 section 3.1, Alg. 1.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/scatter.hpp: the bulk front door: calm::scatter, calm::histogram and calm::histogram_even
 // over whole arrays, every strategy forcible by name, strategy::automatic by the fitted tree (000 §3.3).
 #pragma once

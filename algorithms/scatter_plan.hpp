@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/scatter_plan.hpp: a bulk scatter planned once for its shape and run again and again
 // (calm::scatter_plan, calm::histogram_plan), the owner of its choice's recorded launches (000 §3.3's choice).
 #pragma once

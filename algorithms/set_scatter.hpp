@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/set_scatter.hpp: the thread-layout transform that spreads colliding updates in time:
 // items grouped by key, then dealt one per group in rounds (000 §3.2, Alg. 3), per item or per warp.
 #pragma once

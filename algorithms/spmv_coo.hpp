@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/spmv_coo.hpp: y += A x for a sparse matrix in coordinate (COO) form, the products of
 // each row's entries merged in the warp before one atomic per row (000 §2 Fig. 1 and §3.1: atomicSR).
 #pragma once

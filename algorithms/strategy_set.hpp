@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/strategy_set.hpp: which strategies a bulk call compiles: a forced strategy alone, or the
 // leaves automatic's fitted tree (000 §3.3) can reach for the op and the types known at compile time.
 #pragma once

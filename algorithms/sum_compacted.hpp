@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/sum_compacted.hpp: sum n values into a compacted array of m partial sums, value i to
 // output i / ceil(n / m), the output count setting the collision level (000 §4, Summation), runs merged per warp (§3.1).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/table_fill.hpp: set a table to its op's identity before a bulk call that overwrites it
 // (scatter_options::overwrite: the table then holds the call's result alone, as CUB's histograms write theirs).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/thread_private.hpp: scatter whole arrays on a CPU through a private table per thread,
 // merged once; small tables as interleaved sub-tables, so that a hot key's updates do not form one chain (001 §3).
 #pragma once

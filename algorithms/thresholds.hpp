@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/thresholds.hpp: when merging pays, from inequalities (1) and (2) of 000 section 3.1
 // ("Performance Guarantee"), with the set-up cost s measured per device (perf/bench_setup_cost.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/two_level.hpp: reduce an array into one value with an idempotent op (max, min, and, or)
 // by the four schemes of 003: naive atomics, culling against a cached value, block reduce, block-local atomics.
 #pragma once

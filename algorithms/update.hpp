@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/update.hpp: the per-lane front door. Each lane of a warp calls update (or update_n,
 // fetch_update) once; the Strategy decides how the warp's lanes are merged before touching memory.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/vote_reduce.hpp: sample a lane, ballot the lanes sharing its key, merge them if there
 // are enough, the rest go naive (VR1); VRm samples M keys. Follows 000 section 3.1, Alg. 2.
 #pragma once

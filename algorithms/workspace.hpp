@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/workspace.hpp: the scratch device memory of one bulk call, released when the call
 // returns or throws, and the check that every index of an array lies inside its table.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/backend.hpp: includes the one backend this build selected (CMake's -DBACKEND, which
 // defines CALM_BACKEND_CUDA / _HIP / _OPENMP) and names it calm::backend. Without a definition the
 // compiler decides: nvcc gives CUDA, clang -x hip gives HIP, anything else the OpenMP host backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/per_lane.hpp: the per-lane front door without a warp argument, for code written one
 // lane at a time (a CUDA/HIP kernel, a Kokkos parallel_for body): the warp is the lanes that reach the
 // call together on a GPU, and a warp of one (a plain atomic) in scalar host code.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Backend selection: BACKEND (from CALM_BACKEND, or -DBACKEND= at the top level) is openmp, cuda or hip.
 # An unknown backend, or one whose compiler is missing, stops configuration here with a message that
 # says what to do.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The API docs: the `docs` target runs Doxygen (Debian's doxygen) over the public headers, with the README
 # as the main page, into <build>/docs/html. An undocumented public entity fails the build (the test
 # command builds it). Internals (namespaces detail and models) and the backends' warp types (their

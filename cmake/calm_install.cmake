@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake --install: headers to include/calm/, the calm::calm target and a package config that records
 # the backend and brings its dependencies, so find_package(calm) gives a target with the backend's flags.
 include(GNUInstallDirs)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # find_package(Kokkos) for calm's Kokkos tests and benchmarks, and whether that Kokkos runs on calm's
 # backend: sets CALM_KOKKOS (TRUE when usable) and the target Kokkos::kokkos.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install the Debian packages calm's builds need, only those missing. Usage:
 #   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot] [threads] [docs]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Pack what a CUDA build of calm's tests and perf suite needs beyond the CUDA toolkit (Catch2 and
 # Google Benchmark, from Debian's packages) into a folder, for GPU nodes without network:
 #   cmake/pack_offline_deps.sh .deps            # here, with network

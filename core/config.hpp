@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/config.hpp: the host/device function macros, the index type, and the compile passes.
 // Everything here is plain C++17 plus the attributes CUDA and HIP compilers understand.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/error.hpp: the errors calm reports. Bulk calls check arguments before launching and throw
 // calm::error (or return its code where exceptions are off); device failures name the call that failed.
 #pragma once

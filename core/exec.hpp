@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/exec.hpp: the execution policy through which algorithms launch block programs. Each
 // backend defines one (calm::openmp::exec<W>, calm::cuda::exec, calm::hip::exec); backends/backend.hpp
 // makes the build's backend calm::default_exec, so host-callable algorithms need no backend #if.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/lane_mask.hpp: the lane-mask type that follows from a compile-time warp width, and
 // portable bit helpers for host code and references (backends use their own intrinsics on the GPU).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/launch.hpp: the shapes of the per-index launch helper. Every backend's for_each_index
 // forms warps from consecutive indices; the shape says how the GPU threads are laid out.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/launch_key.hpp: the bytes that identify one bulk call's launches (pointers, sizes, kernel
 // parameters and their types), by which a backend that records launches (CUDA graphs) finds them again.
 #pragma once

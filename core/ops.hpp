@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/ops.hpp: the reduction operators calm merges and applies atomically. Each is an empty
 // tag with identity<T>(), a combine call operator, and whether it is idempotent (max/min/and/or).
 #pragma once

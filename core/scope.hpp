@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/scope.hpp: memory-scope tags chosen by overload (desul style). The scope names who may
 // touch the address at the same time, and so which atomic (if any) an update needs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/varying.hpp: per-lane values. On a GPU a varying<T> is the lane's own T; on the host it
 // is a lane_array<T, W> holding all W lanes, whose element-wise operators are short vectorizable loops.
 #pragma once

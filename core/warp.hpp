@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/core/warp.hpp: the warp concept every backend implements, and the free functions algorithms
 // call. Each function forwards to the backend's warp type; the comments state the contract.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device copy, reported in the table: the bandwidth every case is a fraction of.
 #include "bench_common.hpp"
 

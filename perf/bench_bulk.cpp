@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bulk front door (calm::scatter, calm::histogram) with every strategy forced and with
 // strategy::automatic (sampling included), beside cub::DeviceHistogram (CUDA; rocprim::histogram_even on HIP), on the training inputs the
 // tree is fitted to and on held-out inputs (new distributions, table sizes and key counts). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device characterization after section 2 of 001 (Gomez-Luna et al.) on current hardware: throughput
 // and latency of block-local and device atomic adds under n-way position conflicts inside a warp and
 // across warps, bank conflicts (distinct addresses n words apart) and lock aliasing (1,024 words

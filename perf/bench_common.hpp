@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the perf suite: sizes, key distributions, timing of device work, and the copy
 // bandwidth measured in the same process that every case is reported against.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's bulk calls beside the loops an OpenMP user writes instead (host build only): histograms of
 // uint32 keys and float scatter-adds, by calm's automatic choice and by strategy::thread_private, against
 // `reduction(+: t[:bins])` (the OpenMP runtime's per-thread copies, merged by it) and a hand-written

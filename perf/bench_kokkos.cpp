@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm::kokkos::ScatterView beside Kokkos::Experimental::ScatterView in the same process, on Kokkos's
 // default execution space: a histogram (int counts, ++) and a float scatter-add, every distribution,
 // tables of 1 to 2^20 entries. The user's code is the same for both: only the namespace differs.

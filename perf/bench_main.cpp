@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The perf suite's main: names the device, measures its copy bandwidth once, then runs the cases.
 #include "bench_common.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Privatized tables (calm::privatize_scatter) beside the peers in the same process: naive device atomics,
 // cub::DeviceHistogram::HistogramEven (CUDA), rocprim::histogram_even (HIP, if installed), an OpenMP array reduction and std::atomic (host). Also the
 // replication sweep (copies R, padding, mapping) behind calm's rule for R, and each merging of lanes

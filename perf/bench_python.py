@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """calm's Python package beside torch on one device, in one process: histograms against torch.bincount,
 float scatters against index_add_ and scatter_reduce, on the perf suite's key distributions, and the cost
 of a call from Python against the same plan run from C++. Prints a table and writes JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The set-up cost s of inequalities (1) and (2) of 000 section 3.1, measured on this device: the time
 // of scan_reduce's, vote_reduce's and peer_reduce's grouping (boundary checks, pre-check ballot; sampling and vote; match_any)
 // in units of one step of the local reduction. Results go into each backend's *_setup_steps constants.

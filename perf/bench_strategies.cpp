@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warp-scope strategies beside naive atomics (one device atomic per key, what Kokkos ScatterView
 // and a plain atomicAdd loop do): a +1 histogram and a float scatter-add into a device-memory table,
 // bins 1 to 1M, the five key distributions; and the bulk call's automatic choice on the same inputs.

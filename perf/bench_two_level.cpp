@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The global maximum by the four schemes of 003 (calm::reduce_idempotent) beside cub::DeviceReduce::Max
 // (CUDA), rocprim::reduce (HIP, if installed) and an OpenMP max reduction (host), on random and on increasing values (the worst case for
 // culling: nearly every value raises the maximum seen so far).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The suite's other key and value types through the bulk front door (calm::histogram, calm::scatter
 // with strategy::automatic, sampling included): histograms of uint8 and uint16 keys (what
 // cub::DeviceHistogram is mostly used for: 8- and 16-bit samples) and a double scatter-add, beside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workload routines beside their strongest peers in the same process: spmv_coo beside cuSPARSE's COO
 // and CSR SpMV, kmeans_update beside a sort + reduce-by-key (CUB), sum_compacted beside cub::DeviceReduce
 // and DeviceSegmentedReduce, count_duplicates beside a CUB radix sort + run-length encode; on the host

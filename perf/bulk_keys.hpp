@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The key distributions of the bulk sweep (perf/bench_bulk.cpp) and their random source, in a header of their own so that
 // the stand-alone probes (perf/probe_*.cu) draw the very same keys without Google Benchmark.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The sweep behind strategy::automatic (perf/bench_bulk.cpp): every strategy forced, and automatic, on
 # the training inputs or on the held-out ones; then the tree is fitted (train) or scored (heldout).
 #   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Score strategy::automatic on held-out inputs: its measured time (sampling included) against the best
 forced strategy of each input, beside naive atomics and cub::DeviceHistogram from the same run.
 

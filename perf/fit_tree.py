@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Fit calm's strategy tree (000 §3.3) to a bulk training sweep and write it as a model file.
 
     python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/models/hopper.inc] [--report FILE.md] [--jobs N]

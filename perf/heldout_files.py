@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write the derived held-out files that eval_tree.py reads, from calm's compact result files.
 
     python3 perf/heldout_files.py OUT.json IN.json key:NAME        # one sub-document of a file that holds several

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot the perf suite's Google Benchmark JSON: throughput against table size.
 
     python3 perf/plot.py results.json [--out-dir DIR] [--prefix NAME]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn the perf suite's Google Benchmark JSON into a markdown table.
 
     python3 perf/report.py results.json [more.json ...] [--out table.md]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job (README.md): build the perf suite for a backend (default openmp), run it, write the
 # Google Benchmark JSON and print the table.
 #   bash perf/run.sh                      # host, 2^24 keys, the short sweep (a few minutes on 2 cores)
@@ -11,7 +12,7 @@
 # (CALM_PERF_OUT=FILE.json names the JSON instead).
 set -euo pipefail
 case "${1:-}" in -h | --help)  # the header above, at once (nothing is built)
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; /SPDX-License-Identifier/d; s/^# \{0,1\}//'
   exit 0 ;;
 esac
 cd "$(dirname "$0")/.."

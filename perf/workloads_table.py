@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tables of the workload benchmarks (bench_workloads.cpp, global_max in bench_two_level.cpp): per input,
 the time of every method, calm's speed-up over each peer, and geometric means.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The test command (README.md, and what .ci/run calls). On a fresh Debian machine it installs what is
 # missing, then:
 #   1. host (OpenMP) build: the conformance suite for W = 64 (the warp layer also for W = 8 and 16),

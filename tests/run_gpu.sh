@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CUDA tests on a GPU node (no network needed): build with the CUDA backend, run the conformance
 # suite, then run parts of it under compute-sanitizer (memcheck on everything per-index, racecheck on
 # the block programs). Writes a log headed by device, date, commit and command.

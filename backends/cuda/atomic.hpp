@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/atomic.hpp: one lane's atomic read-modify-write on an NVIDIA GPU, per scope.
 // Native instructions where CUDA has them (the _block forms for block-local memory), else a CAS loop.
 #pragma once

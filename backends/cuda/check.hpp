@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/check.hpp: every CUDA runtime call is checked; a failure throws calm::error
 // naming the call, the CUDA error and where it was made.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/cluster.hpp: thread-block clusters (sm_90): blocks of one cluster read and update
 // each other's shared memory (distributed shared memory). The CUDA exec launches cluster programs here.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/cuda.hpp: the CUDA backend: 32-lane warps with *_sync intrinsics, native
 // match_any (sm_70+), shared memory as block-local memory.
 #pragma once

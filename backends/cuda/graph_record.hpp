@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/graph_record.hpp: the launches of a plan's bulk call that decides on the device (the
 // automatic choice), recorded once as a CUDA graph and launched as one graph while the call repeats.
 #pragma once

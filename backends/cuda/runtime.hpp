@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/runtime.hpp: the CUDA runtime calls behind the shared GPU launch helpers and
 // device memory (backends/gpu/), each checked, and the backend's launch and memory API built on them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/cuda/warp.hpp: the warp on NVIDIA GPUs: *_sync intrinsics over an explicit member
 // mask, lane id from the hardware (%laneid), native __match_any_sync (sm_70+). A varying<T> is a T.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/gpu/launch.hpp: the launch helpers of the CUDA and HIP backends, written once (both
 // compile the same kernel language) against the backend's Warp and Runtime (its API calls, runtime.hpp).
 // Include through backends/cuda or backends/hip, which include their runtime headers first.

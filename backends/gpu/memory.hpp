@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/gpu/memory.hpp: device memory of the CUDA and HIP backends, written once against the
 // backend's Runtime (allocate, copy, fill); the same interface as the host backend's device_buffer.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/hip/atomic.hpp: one lane's atomic read-modify-write on an AMD GPU, per scope, through
 // clang's scoped __hip_atomic builtins (ROCm 5.2): workgroup scope for LDS, agent scope for device memory.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/hip/check.hpp: every HIP runtime call is checked; a failure throws calm::error
 // naming the call, the HIP error and where it was made.
 #pragma once

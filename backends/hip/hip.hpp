@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/hip/hip.hpp: the HIP backend for ROCm 5.2 and newer: wave64 on gfx9 (CDNA), wave32
 // on gfx10+ (RDNA), match_any emulated, LDS as block-local memory.
 #pragma once

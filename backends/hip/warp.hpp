@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/hip/warp.hpp: the warp (wavefront) on AMD GPUs with ROCm 5.2 intrinsics: no *_sync,
 // no __activemask, no match_any (emulated by the get_peers ballot loop). W is 64 on gfx9, 32 on gfx10+.
 #pragma once

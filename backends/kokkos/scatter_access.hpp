@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/kokkos/scatter_access.hpp: what ScatterView::access() returns, and the proxy its
 // operator() gives: `a(i) += v` applied as the space wants (GPU: the warp's lanes merged, then atomic).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/kokkos/scatter_traits.hpp: what calm::kokkos::ScatterView is made of: the Kokkos tags,
 // the defaults per execution space, each op's forms, the number of GPU copies and the default lane merge.
 #pragma once

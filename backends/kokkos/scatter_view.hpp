@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/kokkos/scatter_view.hpp: calm::kokkos::ScatterView, the implementation behind
 // calm/kokkos.hpp (read that header first: it states the contract and where it differs from Kokkos).
 #pragma once

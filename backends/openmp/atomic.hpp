@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/atomic.hpp: one lane's atomic read-modify-write on the host, per scope.
 // A host block is run by one OpenMP thread, so block-local updates need no atomic instruction.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/counters.hpp: counts of the warp operations the host backend performs (atomics
 // per lane, ballots, matches, shuffles), so tests can check how many atomics a strategy issues.
 // Compiled in only with CALM_COUNT_OPERATIONS=1; otherwise CALM_COUNT is nothing.

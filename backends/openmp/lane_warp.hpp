@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/lane_warp.hpp: a warp of one lane, for per-lane calls from scalar host code
 // (a Kokkos Serial/OpenMP body, a plain loop): every strategy degrades to one plain atomic.
 #pragma once

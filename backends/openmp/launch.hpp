@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/launch.hpp: launch helpers on the host. Warps of W consecutive indices run on
 // OpenMP threads; a block program runs each block on one thread with its own block-local buffer.
 #pragma once

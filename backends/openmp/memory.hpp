@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/memory.hpp: "device" memory on the host is ordinary 64-byte aligned memory.
 // device_buffer has the same interface on every backend, so tests and benchmarks are written once.
 #pragma once

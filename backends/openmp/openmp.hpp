@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/openmp.hpp: the OpenMP-host backend: a warp of CALM_HOST_WARP_SIZE lanes per
 // OpenMP thread, lane values as lane arrays, block-local memory as a per-thread buffer.
 #pragma once

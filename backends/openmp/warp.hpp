@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/backends/openmp/warp.hpp: the host warp. W lanes are processed by one OpenMP thread; each lane
 // value is a lane_array and each operation a short lane loop. ballot returns a real multi-bit mask.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_automatic_gap.cu: a stand-alone probe (not part of the library or its build) of where automatic's
 // time goes beyond the forced strategy it runs, on held-out inputs where that gap grew with the keys (hist_u32 sorted
 // over 300,000 entries, peer_reduce; hotset over 5,000,000, scan_reduce; 2^24 and 2^26 keys), and on inputs that run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_carveout_sizes.cu: a stand-alone probe (not part of the library or its build): behind a choice made
 // on the device, what does a launch's block-local memory cost the scatter that runs, where it asks for none, 17 KB
 // (hot_key's 128-slot cache) or 74 KB (its 512-slot cache), in the scatter's own launch (unused there, as in the

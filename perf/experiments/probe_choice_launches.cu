@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_choice_launches.cu: a stand-alone probe (not part of the library or its build) of three ways
 // to run one of five launches chosen on the device, in a CUDA graph: each launch behind a guard that ends
 // at once where it is not chosen (serially, with and without programmatic launches), the five launches on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_chooser.hpp: what the stand-alone probes of a launch behind a choice made on the device share (not
 // part of the library or its build): a sampling-like chooser, the held-out keys they run (sorted, runs of 32, uniform
 // over 300,000 entries), a resident launch that may overlap the one before it, and CUDA graphs timed round-robin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_chosen_launches.cu: a stand-alone probe (not part of the library or its build) of what the launches
 // behind a choice already made cost, on hist_u32 sorted, 300,000 entries, 2^24 keys, the choice peer_reduce: calm's
 // own launch_chosen with the reach of automatic's walk there (hot_key's launch, not chosen, then naive and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_cluster_meeting.cu: a stand-alone probe (not part of the library or its build): a sampling's
 // meeting through device memory (64 blocks of 256 threads, atomics and a ticket, the last block deciding) against
 // one thread-block cluster (8 or 16 blocks of 512 or 1,024 threads) whose blocks meet in distributed shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_early_launch.cu: a stand-alone probe (not part of the library or its build) of ways to start the
 // launches behind a choice made on the device sooner: a chooser of 64 blocks (a load, a match, a meeting in device
 // memory: atomics by 12 lanes or one, padded sums, per-group slots, none) then two or three guarded launches of a

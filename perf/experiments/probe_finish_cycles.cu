@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_finish_cycles.cu: a stand-alone probe (not part of the library or its build) of what one
 // lane's finish of the automatic choice costs in cycles (clock64): the summed totals' loads, the five
 // statistics' double divisions (as statistics_of), and a walk of four tests over nodes in kernel

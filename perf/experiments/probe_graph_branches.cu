@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_graph_branches.cu: a stand-alone probe (not part of the library or its build) of what
 // the launches behind a device-side choice cost in a CUDA graph: the strategies launched each behind a
 // guard (as strategy::automatic does), a conditional switch node instead, an early programmatic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_graph_timing.hpp: what the stand-alone CUDA probes of perf/ share (not part of the library or
 // its build): a checked runtime call, a CUDA graph timed from the host's launch to its wait, a call timed so
 // and on the device alone, and the held-out input they look at (sorted keys).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_guard_carveout.cu: a stand-alone probe (not part of the library or its build): does a launch not
 // chosen that asks for 17 KB of block-local memory a block (as hot_key's) cost more behind a device-made choice than
 // one that asks for none (a change of the shared memory carveout between kernels)? Default carveout and 100%.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_hot_key_behind_choice.cu: a stand-alone probe (not part of the library or its build) of why
 // automatic takes longer than forced hot_key where it runs hot_key (300,000 entries, 2^24 keys; scatter_f64 zipf:
 // 310 us against 277 us on an H100). Each input is timed as calls, host launch to stream wait, medians of 100

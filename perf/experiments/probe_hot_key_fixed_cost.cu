@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_hot_key_fixed_cost.cu: a stand-alone probe (not part of the library or its build) of the part
 // of hot_key's time that does not grow with the keys. The held-out sweep's medians at 2^24 and 2^26 keys (300,000
 // and 5,000,000 entries) fit hot_key with 45-65 us that do not scale, naive with 13-20. Here hot_key_scatter runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_hot_key_shared.cu: a stand-alone probe (not part of the library or its build) of hot_key's program
 // in the direct scatter's shared launch behind a choice already made (300,000 entries, 2^24 keys): the launches as
 // they were (hot_key's own launch, then the shared naive/peer_reduce launch), the shared launch alone, and hot_key

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_hot_key_slots.cu: a stand-alone probe (not part of the library or its build) of how many lines hot_key
 // should cache. Where keys crowd a few hundred table lines without meeting in a warp (gauss over 300,000 entries: sigma
 // 4,688; window16 over 262,144: 16,384 entries alike), naive is bound by the device atomics on those lines, and a

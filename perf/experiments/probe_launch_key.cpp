@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_launch_key.cpp: a stand-alone host probe (not part of the library or its build) of what a
 // repeated automatic call spends on the host before it launches its recorded graph: the walk carried to the
 // device (walk_known, make_walk, reachable) and the launch key with its hash, for hist_u32 into 300,000

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_path_timeline.cu: a stand-alone probe (not part of the library or its build) of where automatic's
 // sampled path spends its time on the device: every block of every launch stamps %globaltimer at its start and end
 // (min and max over blocks, per program: the sampling, the shared direct launch behind the choice, a guarded launch

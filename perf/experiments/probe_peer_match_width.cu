@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_peer_match_width.cu: a stand-alone probe (not part of the library or its build): what does
 // peer_reduce's match cost in a direct scatter, by the width of what it matches? calm's direct scatter merges a warp's
 // lanes by match_any on the address each updates (8 bytes on a GPU); the probe of the early start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_prefetch_before_wait.cu: a stand-alone probe (not part of the library or its build): can the
 // launch behind a choice made on the device start reading its keys while the sampling still runs? A sampling-like
 // chooser (64 blocks of 256 keys, a warp match, the blocks' meeting in device memory, the last block decides), then a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_sample_parts.cu: a stand-alone probe (not part of the library or its build) of what each part of
 // automatic's sampling costs, on hist_u32 sorted, 300,000 entries, 2^24 keys: each part a CUDA graph of calm's own
 // launch_sample, host launch to wait, medians of 3,800 launches in rounds. Parts: empty (one block that does nothing),

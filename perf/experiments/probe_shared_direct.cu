@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_shared_direct.cu: a stand-alone probe (not part of the library or its build) of the direct scatters
 // behind a choice (300,000 entries, 2^24 keys): with 8-byte values (scatter_f64) one launch per strategy; with
 // 4-byte values one launch shared by naive, scan_reduce and peer_reduce (switch_merge), hot_key in it where reached.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_speculative_start.cu: a stand-alone probe (not part of the library or its build): where every
 // strategy a choice made on the device can end at lives in one launch (the shared direct launch of 4-byte keys and
 // values over a table larger than a block: naive, scan_reduce, peer_reduce and hot_key), need that launch wait for the

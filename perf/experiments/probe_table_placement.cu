@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_table_placement.cu: a stand-alone probe (not part of the library or its build) of whether the table's
 // allocation sets a call's speed where the table fits the L2 (hist_u32 hotset over 5,000,000 entries and zipf2 over
 // 300,000, 2^24 keys, as in the held-out set): six tables allocated one after another (each its own cudaMalloc, all

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """calm: contended scatters (histograms, scatter-add, scatter-max/min) without the cost of colliding atomics.
 
 Arrays come from numpy (a host build), torch or cupy (a CUDA build, on the caller's current stream) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/python/src/array_view.hpp: a one-dimensional array handed over by DLPack (numpy, torch, cupy),
 // read in place: its data pointer, length, element type and device, checked for what calm can take.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/python/src/module.cpp: the extension module calm._calm: plans made from run-time names, run over
 // arrays handed over by DLPack; calm/__init__.py builds the user's functions on it.
 #include <pybind11/pybind11.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/python/src/plans.hpp: calm's plans behind one interface for the Python module: a plan for each
 // (op, key type, table type, counts or values) the module compiles, made from run-time names.
 #pragma once

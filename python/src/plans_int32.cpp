@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm/python/src/plans_int32.cpp: the module's plans into tables of int32 (one unit per table type, so
 // that a parallel build compiles them side by side).
 #include "plans.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test category for the CUDA backend (32-lane warps; both launch shapes).
 #pragma once
 #include <calm/calm.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test category for the HIP backend (wave64 or wave32, read from the device at run time).
 #pragma once
 #include <calm/calm.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test category for the OpenMP-host backend with a warp of CALM_TEST_WARP_SIZE lanes.
 #pragma once
 #include <calm/calm.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: atomics on block-local memory inside block programs (init, barrier, update, barrier,
 // write out), every op and type, block sizes that are not multiples of the warp, contention from all
 // threads of a block on one slot to none.

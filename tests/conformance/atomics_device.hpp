@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: atomic_update and atomic_fetch_update on device memory for every op and type, under
 // full contention (all lanes one address), some (7 addresses) and none (one address per lane); and
 // atomic_load of a counter every lane is incrementing.

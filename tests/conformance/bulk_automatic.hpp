@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: strategy::automatic of the bulk front door: the fitted tree's choice, finished on the
 // device by the sampling, the launches behind it (shared, recorded as a graph) and the
 // line rule, against the host's walk and the sequential reference.

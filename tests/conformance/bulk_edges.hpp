@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: bulk calls at the edges of their key types: keys at the extremes of 8- to 64-bit types,
 // signed and unsigned (a -1 stored unsigned, 2^63 and above, INT64_MIN, 2^32 + 3), through every
 // strategy, against the sequential reference: keys outside the table are skipped and counted, none lands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: plans (calm::scatter_plan, calm::histogram_plan) run again and again over new keys of
 // their shape against the sequential reference; runs of another shape rejected before anything is
 // launched; a plan destroyed with its work in flight; on CUDA its repeated runs as one recorded graph.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: the bulk front door (calm::scatter, calm::histogram, calm::histogram_even) against the
 // sequential reference, for every strategy (automatic included), key kind, table size and op, with a
 // set_scatter order, the count of skipped keys, and the errors it gives before launching.

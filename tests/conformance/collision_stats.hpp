@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: collision_stats against the statistics of 000 §3.3 computed exactly on the host, over
 // the same sample (the whole array when it is small, evenly spread groups otherwise), for every key
 // kind, ragged sizes, keys outside the table and inputs whose levels are known in closed form.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: sparse active masks. Inside calm::when the warp holds only the selected lanes; every
 // operation (ballot, any/all, leader, broadcast, match_any, atomics, a nested when) sees just them.
 #pragma once

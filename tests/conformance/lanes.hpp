@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: lane ids, active masks, lanes below/above, the leader, over both launch shapes.
 #pragma once
 

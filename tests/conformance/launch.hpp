@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: the launch helpers. Block programs run every block and thread once with phases in order;
 // bad launch arguments throw calm::error before anything runs and leave memory as it was.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: match_any for 4-, 8- and 12-byte keys (floats by bits: +0 and -0 differ), over key
 // distributions from one key per warp to all distinct, sorted runs and one hot key; ragged warps.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: shuffle (idx), shuffle_up, shuffle_down and shuffle_xor for 4-, 8- and 12-byte values,
 // every segment width, random sources and deltas, full and ragged warps. Lanes whose source lane is
 // inactive (unspecified by contract) are not compared.

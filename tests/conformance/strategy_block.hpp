@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: block-scope scan_reduce and vote_reduce (Alg. 1 and 2 with barriers; VR1 and VRm) against the
 // sequential reference: every op on int32 and float, key kinds, block sizes that are not multiples of
 // the warp, and threads with no address (a ragged last block).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: cluster_privatize_scatter (a table spread over a cluster's distributed shared memory on
 // sm_90; hot_key_scatter where the backend has no clusters) against the sequential reference: ops,
 // key kinds, tables up to what a cluster holds, forced cluster sizes, and the errors it gives.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: the worked examples of the sources, exactly, and (host backend, which counts its
 // operations) the number of atomics each strategy issues and that update_n groups once per warp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: hot_key_scatter (hot table lines matched into a block-local cache, the rest merged by
 // peer_reduce into the device table) against the sequential reference: ops and types, key kinds, tables
 // from one entry to 2^20, cache sizes, line lengths and vote thresholds, keys outside the table, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: naive, peer_reduce and peer_reduce_if against the sequential reference (see support/strategy_check.hpp).
 #pragma once
 #include "../support/strategy_check.hpp"

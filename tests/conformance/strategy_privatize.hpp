@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: privatize_scatter (block-local tables with R copies, padding, cyclic and blocked mapping,
 // lanes merged by each strategy) against the sequential reference: ops and types, key kinds, table
 // sizes from 1 entry to what one block holds, ragged sizes, skipped keys, and the errors it gives.

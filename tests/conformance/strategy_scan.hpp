@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: scan_reduce with the measured threshold and forced to reduce every run.
 #pragma once
 #include "../support/strategy_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: reduce_idempotent, the four two-level schemes of 003 (naive, cull, block_reduce,
 // block_atomic), against a sequential fold: idempotent ops and types, orders that defeat culling, ragged
 // and unaligned inputs, n = 0, and the errors it gives before launching.

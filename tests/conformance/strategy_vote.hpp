@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: vote_reduce, VR1 with the measured threshold and VRm (3 samples) merging any pair.
 #pragma once
 #include "../support/strategy_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: ballot, any, all, popc and ffs, on random predicates of every density and on random
 // per-lane masks, for full and ragged warps.
 #pragma once

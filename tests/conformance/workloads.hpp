@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: the workload routines (spmv_coo, sum_compacted, kmeans_update, count_duplicates,
 // global_max/min) against sequential references on random inputs of every shape, with ragged sizes,
 // empty inputs, and bad input rejected before anything is written.

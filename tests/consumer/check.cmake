@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install calm from CALM_BUILD_DIR into WORK_DIR/prefix, then configure, build and run the consumer
 # project against it; then the same program in a project that adds calm's source with add_subdirectory.
 # Run by ctest (test install_consumer).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed calm: a histogram through the warp layer, checked against a sequential count.
 #include <calm/calm.hpp>
 

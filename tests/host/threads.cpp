@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tests built with ThreadSanitizer (CALM_TSAN: clang and LLVM's libomp, whose Archer tool tells TSan
 // about OpenMP's own synchronization): the bulk strategies on several OpenMP threads (thread_private's
 // tables and their merge, the block programs' atomics), and host threads calling calm at once.

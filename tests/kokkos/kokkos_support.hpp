@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the Kokkos tests: device views from host vectors and back, the sequential reference of
 // each Scatter op, random keys of every distribution, written once for any Kokkos execution space.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm's per-lane calls inside Kokkos parallel_for bodies: RangePolicy, MDRangePolicy and TeamPolicy
 // with vector lanes, on Kokkos's default execution space (the lanes that reach a call together merge
 // on a GPU; a host body is a warp of one), each against a sequential count.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // calm::kokkos::ScatterView against a sequential reference, on Kokkos's default execution space
 // (Serial with Debian's Kokkos in CI; Cuda with a Kokkos built for the GPU): every op, element type,
 // duplication and contribution, every key distribution, awkward sizes, and every member function.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The calm Python package against numpy and torch references, on the arrays of its build's backend
 (numpy and torch CPU arrays for openmp, torch CUDA tensors for cuda): every key distribution, sizes
 that are not multiples of a warp or block, no keys, keys outside the table, every dtype and reduction."""

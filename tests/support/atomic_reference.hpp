@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sequential references for the atomics tests: random operands per (op, type), the final table by a
 // fold in index order, and a check that fetched values form a valid order of the updates.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bulk front door's checks, shared by conformance/bulk_scatter.hpp and bulk_automatic.hpp: one
 // bulk call against the sequential reference, and the launches behind a choice made on the device.
 #pragma once

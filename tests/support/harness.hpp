@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every conformance test shares: buffers, seeds, sizes and the warp-structure references.
 // The references are plain sequential loops over std::vector, independent of calm.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Key distributions of design.md for strategy tests: uniform over few and many bins, runs, one hot key,
 // zipf-like skew, spatially correlated (image-like), one key for every lane, and sorted keys.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference of the bulk scatters (privatize_scatter, hot_key_scatter): keys folded into a table of
 // any size, some outside it, and the sequential fold that skips those; the line repeats a sampling counts.
 #pragma once

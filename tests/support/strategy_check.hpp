@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one strategy on random keys and checks the table (and fetched values) against a sequential
 // reference: the shared body of the strategy conformance tests.
 #pragma once
