@@ -41,8 +41,8 @@ thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
   p.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), useful));
   constexpr index_t line = 64 / sizeof(T) > 0 ? index_t(64 / sizeof(T)) : 1;
   p.stride = (bins + line - 1) / line * line;
-  std::size_t const line_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
-  p.subtables = line_bytes * 4 <= four_subtables_bytes ? 4 : line_bytes * 2 <= two_subtables_bytes ? 2 : 1;
+  std::size_t const table_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
+  p.subtables = table_bytes * 4 <= four_subtables_bytes ? 4 : table_bytes * 2 <= two_subtables_bytes ? 2 : 1;
   p.bytes = static_cast<std::size_t>(p.blocks) * static_cast<std::size_t>(p.subtables) * static_cast<std::size_t>(p.stride) * sizeof(T);
   return p;
 }
