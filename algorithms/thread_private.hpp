@@ -24,9 +24,8 @@ struct thread_tables_plan {
   std::size_t bytes = 0;  ///< of all the private tables
 };
 
-/// Four interleaved sub-tables while they take at most this, two while they take at most the next: on
-/// 2 cores, 2^24 uint32 keys, two doubled the rate into 1 bin and were 5-50% faster than one up to
-/// 65,536 bins; four were faster again on the smallest tables (perf/results/openmp-host-2026-12-03-cpu.md).
+/// Four interleaved sub-tables while they take at most this, two while they take at most the next, one
+/// beyond: a hot key's updates then form four or two chains, at the cost of more cache for the tables.
 constexpr std::size_t four_subtables_bytes = std::size_t(16) << 10;
 constexpr std::size_t two_subtables_bytes = std::size_t(512) << 10;
 /// The largest table automatic keeps one private copy of per thread (beyond it: naive).

@@ -94,7 +94,7 @@ TEST_CASE("bulk calls that overwrite: the table holds the call's result alone, a
   index_t const n = GENERATE(0, 1001, 40003);
   index_t const bins = GENERATE(1, 4099);
   CAPTURE(name, warp_size());
-  // the op and type pairs of the front door's test (bulk_scatter.hpp): no call compiled for this test alone
+  // the op and type pairs of the first test above: no call compiled for this test alone
   check_overwrite<calm::plus, float, std::uint32_t>(s, n, bins);
   check_overwrite<calm::max, std::int32_t, std::int32_t>(s, n, bins);
   check_overwrite<calm::min, double, std::int32_t>(s, n, bins);
