@@ -3,6 +3,7 @@
 // loaded a tile at a time in chunks of Vec items (CUB's items per thread), handed item by item to an update.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "../core/config.hpp"
@@ -24,6 +25,56 @@ CALM_HD auto load_chunk(Warp const& w, T const* p, I const& c) {
 template <int Vec, class Warp, class T, class I>
 CALM_HD auto load_chunk(Warp const&, same_value<T> const& v, I const&) {
   return v;
+}
+/// load_chunk where p may not be aligned to its chunks: Vec loads of one item each where `whole` is false.
+template <int Vec, class Warp, class T, class I>
+CALM_HD auto load_chunk_from(Warp const& w, T const* p, I const& c, bool whole) {
+  if (whole) return load_chunk<Vec>(w, p, c);
+  return map([p](index_t cc) {
+    chunk<T, Vec> r;
+    for (int j = 0; j < Vec; ++j) r.v[j] = p[cc * Vec + j];
+    return r;
+  }, c);
+}
+template <int Vec, class Warp, class T, class I>
+CALM_HD auto load_chunk_from(Warp const&, same_value<T> const& v, I const&, bool) {
+  return v;
+}
+
+/// Items a block program loads at once from keys of K and values VS (a T const* or a same_value) on
+/// Exec: 4 (16 bytes of 4-byte keys) where the exec wants chunk loads and a chunk of keys is at most 16
+/// bytes and one of values at most 32; else 1. Each bulk program is compiled for this one form.
+template <class Exec, class K, class VS>
+constexpr int chunk_items() {
+  bool ok = Exec::vector_loads && sizeof(K) * 4 <= 16;
+  if constexpr (std::is_pointer<VS>::value) ok = ok && sizeof(std::remove_pointer_t<VS>) * 4 <= 32;
+  return ok ? 4 : 1;
+}
+
+/// Items of p before the first that starts a chunk of Vec (a whole chunk's alignment), at most n.
+template <int Vec, class K>
+CALM_HD index_t items_before_chunk(K const* p, index_t n) {
+  if (Vec == 1) return 0;
+  auto const bytes = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(p) % (sizeof(K) * Vec));
+  index_t const head = bytes == 0 ? 0 : (static_cast<index_t>(sizeof(K)) * Vec - bytes) / static_cast<index_t>(sizeof(K));
+  return head < n ? head : n;
+}
+template <class T>
+CALM_HD T const* advanced(T const* p, index_t items) {
+  return p + items;
+}
+template <class T>
+CALM_HD same_value<T> advanced(same_value<T> const& v, index_t) {
+  return v;
+}
+/// Whether values from p load in whole chunks of Vec (a same_value always does).
+template <int Vec, class T>
+CALM_HD bool whole_chunks(T const* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * Vec) == 0;
+}
+template <int Vec, class T>
+CALM_HD bool whole_chunks(same_value<T> const&) {
+  return true;
 }
 template <class T>
 CALM_HD same_value<T> component(same_value<T> const& v, int) {
@@ -79,10 +130,11 @@ struct switches_per_tile<F, std::enable_if_t<F::switches_per_tile>> : std::true_
 /// thread computes once per tile (its copy of the table, say) and u < loads_in_flight is the chunk of
 /// the tile the item is in.
 /// Tiles of threads x loads_in_flight chunks of Vec items (the backend's block says which tiles are
-/// this block's), all loads of a full tile issued before its updates; block 0 also takes the last
-/// n % Vec items. `only_first_tile` stops after the block's first tile (a sample); `gate` (see no_gate)
-/// may end the stream after the first tile's loads. Every thread of the
-/// block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
+/// this block's), all loads of a full tile issued before its updates. The chunks start at the first key
+/// aligned to a chunk; block 0 also takes the items before it and those after the last whole chunk, one
+/// by one; values not aligned to their chunks there load an item at a time. `only_first_tile` stops
+/// after the block's first tile (a sample); `gate` (see no_gate) may end the stream after the first
+/// tile's loads. Every thread of the block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
 /// the same code on a GPU; on the host a scalar loop with the state in registers, each chunk updated
 /// as it is loaded, since a lane that runs alone has no other loads to overlap).
 /// Unroll: a GPU compiler must unroll the tile's loops (CALM_UNROLL), keeping its chunks in registers;
@@ -93,7 +145,11 @@ template <int Vec, bool PerLane, bool Unroll = true, class Block, class K, class
 CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values const& values, index_t n, Init const& init, F&& f,
                                      bool only_first_tile = false, Gate const& gate = {}) {
   constexpr int U = loads_in_flight;
-  index_t const chunks = n / Vec;
+  index_t const head = items_before_chunk<Vec>(keys, n);
+  K const* const chunk_keys = keys + head;
+  auto const chunk_values = advanced(values, head);
+  bool const whole = whole_chunks<Vec>(chunk_values);
+  index_t const chunks = (n - head) / Vec;
   index_t const threads = blk.threads(), tile_chunks = threads * U;
   bool first = true;
   // the gate's answer: per thread on a GPU, per block on the host (where it is uniform)
@@ -125,21 +181,22 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
         auto const apply = [&](auto const& v, int u, auto const& kc, auto const& vc) { apply_with(f, v, u, kc, vc); };
         if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
           if (!pass()) return;
-          for (int u = 0; u < U; ++u) apply(w1, u, load_chunk<Vec>(w1, keys, c0 + u * threads), load_chunk<Vec>(w1, values, c0 + u * threads));
+          for (int u = 0; u < U; ++u)
+            apply(w1, u, load_chunk<Vec>(w1, chunk_keys, c0 + u * threads), load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole));
         } else if (full) {  // every load first, then every update
-          decltype(load_chunk<Vec>(w1, keys, c0)) kc[U];
-          decltype(load_chunk<Vec>(w1, values, c0)) vc[U];
+          decltype(load_chunk<Vec>(w1, chunk_keys, c0)) kc[U];
+          decltype(load_chunk<Vec>(w1, chunk_values, c0)) vc[U];
           if constexpr (Unroll) {
-            CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
-            CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, chunk_keys, c0 + u * threads);
+            CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole);
             if (!pass()) return;
             if constexpr (switches_per_tile<std::decay_t<F>>::value)
               f.for_tile([&](auto const& g) { CALM_UNROLL for (int u = 0; u < U; ++u) apply_with(g, w1, u, kc[u], vc[u]); });
             else
               CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           } else {
-            for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, keys, c0 + u * threads);
-            for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, values, c0 + u * threads);
+            for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, chunk_keys, c0 + u * threads);
+            for (int u = 0; u < U; ++u) vc[u] = load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole);
             if (!pass()) return;
             for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           }
@@ -147,7 +204,9 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
           if (!pass()) return;
           for (int u = 0; u < U; ++u) {
             auto const c = c0 + u * threads;
-            when(w1, c < chunks, [&](auto const& v) { apply(v, u, load_chunk<Vec>(v, keys, c), load_chunk<Vec>(v, values, c)); });
+            when(w1, c < chunks, [&](auto const& v) {
+              apply(v, u, load_chunk<Vec>(v, chunk_keys, c), load_chunk_from<Vec>(v, chunk_values, c, whole));
+            });
           }
         }
       };
@@ -155,10 +214,12 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
       else lanes(w, t);
     });
   });
-  if (Vec > 1 && blk.index() == 0 && !only_first_tile && n % Vec != 0 && pass())  // the last n % Vec items
+  index_t const loose = n - chunks * Vec;  // the head and the items after the last whole chunk
+  if (Vec > 1 && blk.index() == 0 && !only_first_tile && loose > 0 && pass())
     blk.for_each_warp([&](auto const& w, auto t) {
-      auto const i = map([c = chunks * Vec](int tt) { return c + tt; }, t);
-      when(w, i < n, [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
+      auto const i = map([head, tail = head + chunks * Vec](int tt) { return tt < head ? index_t(tt) : tail + (tt - head); }, t);
+      when(w, map([loose](int tt) { return tt < loose; }, t),
+           [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
     });
   if constexpr (Gate::active) pass();  // a thread without items passes it too
 }

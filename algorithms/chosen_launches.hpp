@@ -37,13 +37,13 @@ template <class K, class T>
 constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 
 /// The layout a sampling counts line repeats in (collision_statistics::line_repeats) for a direct scatter
-/// of these keys and values: as the direct scatter of launch_chosen meets the keys (its load form), on
+/// of these keys and values: as the direct scatter of launch_chosen meets the keys (chunk_items), on
 /// 128-byte lines for keys and values of at most 4 bytes, else a warp's repeated keys (lines of one
 /// entry: with 8-byte values a line of a warp's few COO rows counted only the longest).
 template <class Exec, class K, class VS, class T>
 merge_lines direct_lines_of(K const* keys, VS const& vals) {
-  int const vec = load_form_of<Exec>(keys, vals) == load_form::chunks ? vec_of<load_form::chunks> : vec_of<load_form::items>;
-  return {vec, one_direct_launch<K, T> ? table_line_entries : index_t(1)};
+  (void)keys, (void)vals;
+  return {chunk_items<Exec, K, VS>(), one_direct_launch<K, T> ? table_line_entries : index_t(1)};
 }
 
 /// How the sampling of a choice that may end at naive or peer_reduce counts line repeats for `rule`:
@@ -143,7 +143,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
   };
   constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
   if (order != nullptr) {  // fitting_strategy left only warp strategies
-    index_t const blocks = blocks_with_work(n, direct_threads, load_form::items);
+    index_t const blocks = blocks_with_work(n, direct_threads, 1);
     auto const ordered = [&](auto c) {
       using merge = decltype(merge_of(c));
       return ordered_scatter_program<merge, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, {}};
@@ -153,25 +153,24 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
     own(strategy_constant<strategy::peer_reduce>{}, blocks, ordered);
     return;
   }
-  load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form(form, [&](auto f) {
-    constexpr load_form F = decltype(f)::value;
+  {
+    constexpr int F = chunk_items<Exec, K, VS>();
     // hot_key in its own launch after the direct ones: right after the sampling, the shared direct
     // launch loads its first tile while the sampling ends (chosen_merge_program); inside the shared
     // launch hot_key's registers lowered the direct scatters' occupancy.
-    index_t const blocks = blocks_with_work(n, direct_threads, form);
+    index_t const blocks = blocks_with_work(n, direct_threads, F);
     auto const make = [&](auto merge) { return direct_program<F>(op, keys, vals, n, table, bins, key_map, merge); };
     direct(blocks, make);
     if constexpr (plain && reaches(Runs, strategy::hot_key)) {
       if (has(strategy::hot_key)) {
         hot_key_options const h = resolved_hot_key_options<T>(hot_key_options{}, ex);
         auto const hot = hot_key_program_for<F>(op, keys, vals, n, table, bins, h);
-        guarded(strategy::hot_key, blocks_with_work(n, h.threads, form), h.threads, hot_key_layout<T>{h.slots, h.line_entries}.bytes(), hot);
+        guarded(strategy::hot_key, blocks_with_work(n, h.threads, F), h.threads, hot_key_layout<T>{h.slots, h.line_entries}.bytes(), hot);
       }
     }
     if (has(strategy::privatize) || has(strategy::privatize_peer_reduce) || has(strategy::privatize_adaptive)) {
       privatize_plan const plan = plan_privatize<T>(bins, {}, ex, counting);
-      index_t const pb = blocks_with_work(n, plan.threads, form);
+      index_t const pb = blocks_with_work(n, plan.threads, F);
       auto const guarded_private = [&](auto c, auto merge) {
         if constexpr (reaches(Runs, decltype(c)::value))
           if (has(c))
@@ -186,12 +185,12 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
       if (has(strategy::cluster_privatize)) {
         cluster_options const copt{};
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
-        cluster_scatter_program<vec_of<F>, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
+        cluster_scatter_program<F, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
         launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program, settled, earlier, as_one), plan, n, copt.threads,
-                        cluster_bytes<T>(plan), form, ex);
+                        cluster_bytes<T>(plan), F, ex);
       }
     }
-  });
+  }
 }
 
 }  // namespace detail

@@ -104,11 +104,11 @@ std::size_t cluster_bytes(cluster_plan const& plan) {
   return static_cast<std::size_t>(plan.per + 1) * sizeof(T);
 }
 
-/// Launch program (a cluster program over the plan's clusters, items read in form f, `bytes` of
-/// block-local memory per block) on ex's resident clusters (n > 0).
+/// Launch program (a cluster program over the plan's clusters, items read in chunks of `vec`, `bytes`
+/// of block-local memory per block) on ex's resident clusters (n > 0).
 template <class Program, class Exec>
-void launch_clusters(Program const& program, cluster_plan const& plan, index_t n, int threads, std::size_t bytes, load_form f, Exec const& ex) {
-  index_t const blocks = blocks_with_work(n, threads, f);
+void launch_clusters(Program const& program, cluster_plan const& plan, index_t n, int threads, std::size_t bytes, int vec, Exec const& ex) {
+  index_t const blocks = blocks_with_work(n, threads, vec);
   ex.for_each_resident_cluster((blocks + plan.size - 1) / plan.size, plan.size, threads, bytes, program);
 }
 
@@ -144,11 +144,9 @@ void cluster_privatize_scatter(Op op, K const* keys, Values values, index_t n, T
     if (n == 0 || bins == 0) return;
     auto const vals = detail::as_value_source<T>(values);
     using VS = std::decay_t<decltype(vals)>;
-    detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
-    detail::with_load_form(form, [&](auto f) {
-      detail::cluster_scatter_program<detail::vec_of<decltype(f)::value>, Strategy, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, strategy};
-      detail::launch_clusters(program, plan, n, opt.threads, detail::cluster_bytes<T>(plan), form, ex);
-    });
+    constexpr int vec = detail::chunk_items<Exec, K, VS>();
+    detail::cluster_scatter_program<vec, Strategy, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, strategy};
+    detail::launch_clusters(program, plan, n, opt.threads, detail::cluster_bytes<T>(plan), vec, ex);
   }
 }
 

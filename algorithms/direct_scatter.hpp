@@ -132,9 +132,9 @@ struct ordered_scatter_program {
 /// Threads per block of a direct scatter.
 constexpr int direct_threads = 512;
 
-/// The block program of a direct scatter reading its items in form F.
-template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap>
-direct_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> direct_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
+/// The block program of a direct scatter reading its items in chunks of Vec (chunk_items).
+template <int Vec, class Strategy, class Op, class K, class VS, class T, class KeyMap>
+direct_scatter_program<Vec, Strategy, Op, K, VS, T, KeyMap> direct_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
                                                                                   index_t bins, KeyMap const& key_map, Strategy strategy) {
   return {op, keys, vals, n, table, bins, key_map, strategy};
 }
@@ -145,15 +145,13 @@ template <class Strategy, class Op, class K, class VS, class T, class KeyMap, cl
 void launch_direct_scatter(Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table, index_t bins,
                            KeyMap const& key_map, Strategy strategy, Exec const& ex) {
   if (order != nullptr) {
-    ex.for_each_resident_block(blocks_with_work(n, direct_threads, load_form::items), direct_threads, 0,
+    ex.for_each_resident_block(blocks_with_work(n, direct_threads, 1), direct_threads, 0,
                                ordered_scatter_program<Strategy, Op, K, VS, T, KeyMap>{op, keys, vals, order, n, table, bins, key_map, strategy});
     return;
   }
-  load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form(form, [&](auto f) {
-    ex.for_each_resident_block(blocks_with_work(n, direct_threads, form), direct_threads, 0,
-                               direct_program<decltype(f)::value>(op, keys, vals, n, table, bins, key_map, strategy));
-  });
+  constexpr int vec = chunk_items<Exec, K, VS>();
+  ex.for_each_resident_block(blocks_with_work(n, direct_threads, vec), direct_threads, 0,
+                             direct_program<vec>(op, keys, vals, n, table, bins, key_map, strategy));
 }
 
 }  // namespace detail

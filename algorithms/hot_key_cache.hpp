@@ -234,9 +234,9 @@ struct hot_key_program {
   }
 };
 
-/// hot_key_scatter's block program reading its items in form F.
-template <load_form F, class Op, class K, class VS, class T>
-hot_key_program<vec_of<F>, Op, K, VS, T> hot_key_program_for(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins,
+/// hot_key_scatter's block program reading its items in chunks of Vec (chunk_items).
+template <int Vec, class Op, class K, class VS, class T>
+hot_key_program<Vec, Op, K, VS, T> hot_key_program_for(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins,
                                                            hot_key_options const& opt) {
   return {op, keys, vals, n, table, bins, opt.slots, opt.votes, log2_of(opt.line_entries)};
 }
@@ -271,11 +271,9 @@ void hot_key_scatter(Op op, K const* keys, Values values, index_t n, T* table, i
   });
   if (n == 0 || bins == 0) return;
   auto const vals = detail::as_value_source<T>(values);
-  detail::load_form const form = detail::load_form_of<Exec>(keys, vals);
-  detail::with_load_form(form, [&](auto f) {
-    ex.for_each_resident_block(detail::blocks_with_work(n, use.threads, form), use.threads, bytes,
-                               detail::hot_key_program_for<decltype(f)::value>(op, keys, vals, n, table, bins, use));
-  });
+  constexpr int vec = detail::chunk_items<Exec, K, std::decay_t<decltype(vals)>>();
+  ex.for_each_resident_block(detail::blocks_with_work(n, use.threads, vec), use.threads, bytes,
+                             detail::hot_key_program_for<vec>(op, keys, vals, n, table, bins, use));
 }
 
 }  // namespace calm

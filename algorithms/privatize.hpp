@@ -166,45 +166,15 @@ auto as_value_source(V const& v) {
   }
 }
 
-/// Whether a block program may load keys (and values) four at a time: the exec wants chunk loads and
-/// both arrays are aligned to their chunk (16 bytes for 4-byte items).
-template <class Exec, class K, class VS>
-bool chunk_loads(K const* keys, VS const& vals) {
-  bool ok = Exec::vector_loads && sizeof(K) * 4 <= 16 && reinterpret_cast<std::uintptr_t>(keys) % (sizeof(K) * 4) == 0;
-  if constexpr (std::is_pointer<VS>::value) {
-    using T = std::remove_cv_t<std::remove_pointer_t<VS>>;
-    ok = ok && sizeof(T) * 4 <= 32 && reinterpret_cast<std::uintptr_t>(vals) % (sizeof(T) * 4) == 0;
-  }
-  return ok;
+/// The blocks that have work when `threads` threads each take loads_in_flight chunks of `vec` items a tile.
+inline index_t blocks_with_work(index_t n, int threads, int vec) {
+  index_t const tile = static_cast<index_t>(threads) * loads_in_flight * vec;
+  return (n + tile - 1) / tile;
 }
 
-/// How a block program reads its items: chunks of four at once (keys and values aligned to their
-/// chunk, where the exec wants chunk loads), or one at a time.
-enum class load_form { chunks, items };
-template <load_form F>
-using load_form_t = std::integral_constant<load_form, F>;
-template <load_form F>
-constexpr int vec_of = F == load_form::chunks ? 4 : 1;
-
-template <class Exec, class K, class VS>
-load_form load_form_of(K const* keys, VS const& vals) {
-  return chunk_loads<Exec>(keys, vals) ? load_form::chunks : load_form::items;
-}
-/// g(load_form_t<F>{}) for the form f: one instantiation of g per form, each a kernel of its own.
-template <class G>
-void with_load_form(load_form f, G&& g) {
-  if (f == load_form::chunks) g(load_form_t<load_form::chunks>{});
-  else g(load_form_t<load_form::items>{});
-}
-/// The blocks that have work when `threads` threads each take loads_in_flight loads per tile.
-inline index_t blocks_with_work(index_t n, int threads, load_form f) {
-  index_t const tiles = (n + tile_items<4>(threads) - 1) / tile_items<4>(threads);
-  return f == load_form::chunks ? tiles : tiles * 4;
-}
-
-/// privatize_scatter's block program reading its items in form F.
-template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap>
-privatized_scatter_program<vec_of<F>, Strategy, Op, K, VS, T, KeyMap> privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
+/// privatize_scatter's block program reading its items in chunks of Vec (chunk_items).
+template <int Vec, class Strategy, class Op, class K, class VS, class T, class KeyMap>
+privatized_scatter_program<Vec, Strategy, Op, K, VS, T, KeyMap> privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table,
                                                                                           privatize_plan const& plan, KeyMap const& key_map,
                                                                                           Strategy strategy) {
   return {op, keys, vals, n, table, plan.layout, strategy, key_map};
@@ -227,13 +197,13 @@ std::size_t program_bytes(privatize_plan const& plan, Strategy const&, bool coun
   return probe_at > 0 ? probe_at + probe_area_bytes(counting) : std::max(plan.bytes, probe_area_bytes(counting));
 }
 
-/// launch(program, bytes) with privatize_scatter's block program reading its items in form F and its
-/// block-local bytes. adaptive_merge has its shares resolved for Exec's family; a table of so many
+/// launch(program, bytes) with privatize_scatter's block program reading its items in chunks of Vec and
+/// its block-local bytes. adaptive_merge has its shares resolved for Exec's family; a table of so many
 /// copies that no share reaches its threshold (or the host's default) gets naive's program instead:
 /// no block would merge, and the program without the probe and the merging keeps a plain kernel's
 /// registers (on an H100 the adaptive kernel ran 1.4x longer than naive on tables of 32 copies that
 /// never merged).
-template <load_form F, class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec, class Launch>
+template <int Vec, class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec, class Launch>
 void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                              Strategy strategy, Exec const& ex, Launch&& launch) {
   std::size_t probe_at = 0;
@@ -243,19 +213,19 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
     // with 32 copies: 306 us merged, 60 not; perf/results/cuda-h200-2026-11-28-privatize-peer-own-copies.md)
     constexpr int lanes = Exec::warp_type::size;
     if (plan.layout.mapping == copy_mapping::cyclic && plan.layout.copies % lanes == 0) {
-      launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
+      launch(privatized_program<Vec>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
       return;
     }
   }
   if constexpr (std::is_same<Strategy, adaptive_merge>::value) {
     strategy = strategy.resolved(Exec::family);
     if (!strategy.could_merge(plan.layout.copies, is_same_value<VS>::value)) {
-      launch(privatized_program<F>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
+      launch(privatized_program<Vec>(op, keys, vals, n, table, plan, key_map, naive{}), plan.bytes);
       return;
     }
     probe_at = probe_offset(plan, ex.block_local_bytes(), is_same_value<VS>::value);
   }
-  auto program = privatized_program<F>(op, keys, vals, n, table, plan, key_map, strategy);
+  auto program = privatized_program<Vec>(op, keys, vals, n, table, plan, key_map, strategy);
   program.probe_at = probe_at;
   launch(program, program_bytes(plan, strategy, is_same_value<VS>::value, probe_at));
 }
@@ -264,11 +234,9 @@ void with_privatized_program(Op op, K const* keys, VS const& vals, index_t n, T*
 template <class Strategy, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, T* table, privatize_plan const& plan, KeyMap const& key_map,
                                Strategy strategy, Exec const& ex) {
-  load_form const form = load_form_of<Exec>(keys, vals);
-  with_load_form(form, [&](auto f) {
-    with_privatized_program<decltype(f)::value>(op, keys, vals, n, table, plan, key_map, strategy, ex, [&](auto const& program, std::size_t bytes) {
-      ex.for_each_resident_block(blocks_with_work(n, plan.threads, form), plan.threads, bytes, program);
-    });
+  constexpr int vec = chunk_items<Exec, K, VS>();
+  with_privatized_program<vec>(op, keys, vals, n, table, plan, key_map, strategy, ex, [&](auto const& program, std::size_t bytes) {
+    ex.for_each_resident_block(blocks_with_work(n, plan.threads, vec), plan.threads, bytes, program);
   });
 }
 

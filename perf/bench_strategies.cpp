@@ -61,10 +61,12 @@ void scatter_case(benchmark::State& state, Strategy strategy, dist d, std::uint3
 }
 
 /// The same inputs through the bulk front door, strategy::automatic (the column the sweeps compare to).
-void automatic_case(benchmark::State& state, bool weighted, dist d, std::uint32_t bins) {
-  std::size_t const n = keys_n();
-  std::uint32_t const* pk = device_keys(bins, d).data();
-  float const* pw = weights().data();
+/// keys_from, values_from: the arrays start that many items into the inputs (1: not aligned to a
+/// 16-byte chunk, as a slice of a larger array may start), n - keys_from items.
+void automatic_case(benchmark::State& state, bool weighted, dist d, std::uint32_t bins, int keys_from, int values_from) {
+  std::size_t const n = keys_n() - static_cast<std::size_t>(keys_from);
+  std::uint32_t const* pk = device_keys(bins, d).data() + keys_from;
+  float const* pw = weights().data() + values_from;
   backend::device_buffer<std::uint32_t> hist(bins);
   backend::device_buffer<float> table(bins);
   auto const ni = static_cast<calm::index_t>(n);
@@ -96,8 +98,14 @@ void register_strategy(char const* name, Strategy strategy) {
   for (dist d : all_dists())
     for (std::uint32_t bins : {1u, 32u, 256u, 4096u, 65536u, 1u << 20}) {
       std::string const tail = std::string("/automatic/") + to_string(d) + "/" + std::to_string(bins);
-      benchmark::RegisterBenchmark(("histogram" + tail).c_str(), automatic_case, false, d, bins)->UseManualTime()->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("scatter_f32" + tail).c_str(), automatic_case, true, d, bins)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("histogram" + tail).c_str(), automatic_case, false, d, bins, 0, 0)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("scatter_f32" + tail).c_str(), automatic_case, true, d, bins, 0, 0)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // arrays that do not start on a chunk: both one item in, or the values alone
+      std::string const both = std::string("/automatic_from1/") + to_string(d) + "/" + std::to_string(bins);
+      std::string const values = std::string("/automatic_values_from1/") + to_string(d) + "/" + std::to_string(bins);
+      benchmark::RegisterBenchmark(("histogram" + both).c_str(), automatic_case, false, d, bins, 1, 1)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("scatter_f32" + both).c_str(), automatic_case, true, d, bins, 1, 1)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("scatter_f32" + values).c_str(), automatic_case, true, d, bins, 0, 1)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   register_strategy("naive", calm::naive{});
   register_strategy("scan_reduce", calm::scan_reduce{});

@@ -66,10 +66,10 @@ TEST_CASE("automatic's shared naive/peer_reduce launch: it runs the one decided,
   CAPTURE(name, warp_size(), to_string(kind), n);
   check_chosen_direct<float>(kind, n, 4243, "shared naive/peer_reduce launch", [&](calm::strategy const* decided, std::uint32_t const* keys, float const* vals,
                                                                                    float* table, index_t bins) {
-    auto const program = calm::detail::direct_program<calm::detail::load_form::chunks>(calm::plus{}, keys, vals, n, table, bins, calm::detail::identity_key{},
+    auto const program = calm::detail::direct_program<4>(calm::plus{}, keys, vals, n, table, bins, calm::detail::identity_key{},
                                                                                        calm::peer_reduce_if{});
     using program_t = std::decay_t<decltype(program)>;
-    exec{}.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, calm::detail::load_form::chunks),
+    exec{}.for_each_resident_block(calm::detail::blocks_with_work(n, calm::detail::direct_threads, 4),
                                    calm::detail::direct_threads, 0, calm::detail::chosen_merge_program<program_t>{decided, program});
   });
 }

@@ -33,6 +33,19 @@ TEST_CASE("scatter and histogram: every strategy, key kind and table size", "[bu
   check_bulk<calm::plus, std::uint64_t, std::uint8_t>(s, kind, n, std::min<index_t>(bins, 256), false, false);
 }
 
+TEST_CASE("scatter and histogram: keys and values at any offset from a chunk boundary, every strategy", "[bulk]") {
+  using namespace calm_test;
+  calm::strategy const s = GENERATE(from_range(all_strategies()));
+  int const key_offset = GENERATE(0, 1, 2, 3);
+  int const value_offset = GENERATE(0, 1, 3);
+  index_t const n = GENERATE(2, 5, 1001, 40003);  // shorter than, or much longer than, the items before a chunk
+  CAPTURE(name, warp_size());
+  if (!runs_in_this_build(static_cast<std::size_t>(s) + static_cast<std::size_t>(key_offset + value_offset) + static_cast<std::size_t>(n % 7), 2)) return;
+  if (value_offset == 0) check_bulk<calm::plus, std::uint32_t>(s, keys_kind::hot, n, 7, false, true, false, key_offset);
+  check_bulk<calm::plus, float>(s, keys_kind::runs, n, 4099, true, false, false, key_offset, value_offset);
+  check_bulk<calm::min, double, std::int32_t>(s, keys_kind::uniform_many, n, 4099, true, true, false, key_offset, value_offset);
+}
+
 TEST_CASE("scatter: a set_scatter order, followed by the warp strategies", "[bulk]") {
   using namespace calm_test;
   calm::strategy const s = GENERATE(from_range(all_strategies()));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,17 +26,38 @@ bool forced_too_big(calm::strategy s, index_t bins) {
   return false;
 }
 
+/// An operand that changes any entry of Op it reaches (an item read that is not the call's shows).
+template <class Op, class T>
+T poison() {
+  if constexpr (std::is_same<Op, calm::min>::value) return std::numeric_limits<T>::lowest();
+  else if constexpr (std::is_same<Op, calm::max>::value) return std::numeric_limits<T>::max();
+  else return T(1);
+}
+/// items in a buffer `offset` elements from its start, with `fill` before and four after them.
+template <class T>
+buffer<T> padded(std::vector<T> const& items, std::size_t offset, T fill) {
+  std::vector<T> all(offset, fill);
+  all.insert(all.end(), items.begin(), items.end());
+  all.insert(all.end(), 4, fill);
+  return buffer<T>(all);
+}
+
 /// One bulk call on random keys of `kind`, checked against the reference; a block-local strategy
 /// forced on a table too large for a block must throw and leave the table as it was. Integer sums are
-/// histograms (weighted false), every other op and type has a value per key (weighted true).
+/// histograms (weighted false), every other op and type has a value per key (weighted true). The keys
+/// start key_offset elements and the values value_offset elements into their buffers, which hold key
+/// 0 and poison<Op, T>() around them.
 template <class Op, class T, class K = std::uint32_t>
-void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool weighted, bool stray, bool ordered = false) {
+void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool weighted, bool stray, bool ordered = false, int key_offset = 0,
+                int value_offset = 0) {
   auto g = rng(9001 + static_cast<int>(kind) * 13 + n + bins * 3 + static_cast<int>(s) * 101);
   auto keys = table_keys<K>(static_cast<std::size_t>(n), kind, bins, g, stray);
   auto vals = random_operands<Op, T>(static_cast<std::size_t>(n), g);
   auto init = random_operands<Op, T>(static_cast<std::size_t>(bins), g);
-  buffer<K> dkeys(keys);
-  buffer<T> dvals(vals), table(init);
+  buffer<K> dkeys_all = padded<K>(keys, static_cast<std::size_t>(key_offset), K(0));
+  buffer<T> dvals_all = padded<T>(vals, static_cast<std::size_t>(value_offset), poison<Op, T>()), table(init);
+  K const* const dkeys = dkeys_all.data() + key_offset;
+  T const* const dvals = dvals_all.data() + value_offset;
   buffer<std::uint64_t> skipped(1);
   skipped.fill_bytes(0);
   buffer<calm::strategy> chosen(std::vector<calm::strategy>{calm::strategy::automatic});
@@ -51,15 +73,16 @@ void check_bulk(calm::strategy s, keys_kind kind, index_t n, index_t bins, bool 
   opt.order = ordered ? dorder.data() : nullptr;
   opt.chosen = chosen.data();
   INFO("bulk " << calm::to_string(s) << ": " << to_string(kind) << ", n " << n << ", bins " << bins << ", weighted " << weighted
-               << ", stray " << stray << ", ordered " << ordered);
+               << ", stray " << stray << ", ordered " << ordered << ", key offset " << key_offset
+               << ", value offset " << value_offset);
   bool const too_big = forced_too_big<T, Op>(s, bins);
   // one value source a type: integer sums as histograms (calm::constant), the rest a value per key
   constexpr bool counts = std::is_same<Op, calm::plus>::value && std::is_integral<T>::value;
   REQUIRE(weighted != counts);
   auto call = [&] {
     return calm::for_strategy(s, [&](auto c) {
-      if constexpr (counts) return calm::scatter<c()>(Op{}, dkeys.data(), calm::constant(T(1)), n, table.data(), bins, opt, exec{});
-      else return calm::scatter<c()>(Op{}, dkeys.data(), static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
+      if constexpr (counts) return calm::scatter<c()>(Op{}, dkeys, calm::constant(T(1)), n, table.data(), bins, opt, exec{});
+      else return calm::scatter<c()>(Op{}, dkeys, dvals, n, table.data(), bins, opt, exec{});
     });
   };
   if (too_big) {
