@@ -26,20 +26,6 @@ template <int Vec, class Warp, class T, class I>
 CALM_HD auto load_chunk(Warp const&, same_value<T> const& v, I const&) {
   return v;
 }
-/// load_chunk where p may not be aligned to its chunks: Vec loads of one item each where `whole` is false.
-template <int Vec, class Warp, class T, class I>
-CALM_HD auto load_chunk_from(Warp const& w, T const* p, I const& c, bool whole) {
-  if (whole) return load_chunk<Vec>(w, p, c);
-  return map([p](index_t cc) {
-    chunk<T, Vec> r;
-    for (int j = 0; j < Vec; ++j) r.v[j] = p[cc * Vec + j];
-    return r;
-  }, c);
-}
-template <int Vec, class Warp, class T, class I>
-CALM_HD auto load_chunk_from(Warp const&, same_value<T> const& v, I const&, bool) {
-  return v;
-}
 
 /// Items a block program loads at once from keys of K and values VS (a T const* or a same_value) on
 /// Exec: 4 (16 bytes of 4-byte keys) where the exec wants chunk loads and a chunk of keys is at most 16
@@ -131,10 +117,11 @@ struct switches_per_tile<F, std::enable_if_t<F::switches_per_tile>> : std::true_
 /// the tile the item is in.
 /// Tiles of threads x loads_in_flight chunks of Vec items (the backend's block says which tiles are
 /// this block's), all loads of a full tile issued before its updates. The chunks start at the first key
-/// aligned to a chunk; block 0 also takes the items before it and those after the last whole chunk, one
-/// by one; values not aligned to their chunks there load an item at a time. `only_first_tile` stops
-/// after the block's first tile (a sample); `gate` (see no_gate) may end the stream after the first
-/// tile's loads. Every thread of the block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
+/// aligned to a chunk; the items before it and those after the last whole chunk go one by one (block 0
+/// takes them). Values that are not aligned to their chunks there (they start off the keys' alignment)
+/// make every item go one by one, spread over the blocks: slower, without a program of its own.
+/// `only_first_tile` stops after the block's first tile (a sample); `gate` (see no_gate) may end the
+/// stream after the first tile's loads. Every thread of the block calls it. PerLane: init and f need no other lane, so each lane runs on its own (each_lane:
 /// the same code on a GPU; on the host a scalar loop with the state in registers, each chunk updated
 /// as it is loaded, since a lane that runs alone has no other loads to overlap).
 /// Unroll: a GPU compiler must unroll the tile's loops (CALM_UNROLL), keeping its chunks in registers;
@@ -148,8 +135,7 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
   index_t const head = items_before_chunk<Vec>(keys, n);
   K const* const chunk_keys = keys + head;
   auto const chunk_values = advanced(values, head);
-  bool const whole = whole_chunks<Vec>(chunk_values);
-  index_t const chunks = (n - head) / Vec;
+  index_t const chunks = whole_chunks<Vec>(chunk_values) ? (n - head) / Vec : 0;
   index_t const threads = blk.threads(), tile_chunks = threads * U;
   bool first = true;
   // the gate's answer: per thread on a GPU, per block on the host (where it is uniform)
@@ -182,13 +168,13 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
         if (full && std::decay_t<decltype(w1)>::size == 1) {  // a lane alone: update each chunk as it comes
           if (!pass()) return;
           for (int u = 0; u < U; ++u)
-            apply(w1, u, load_chunk<Vec>(w1, chunk_keys, c0 + u * threads), load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole));
+            apply(w1, u, load_chunk<Vec>(w1, chunk_keys, c0 + u * threads), load_chunk<Vec>(w1, chunk_values, c0 + u * threads));
         } else if (full) {  // every load first, then every update
           decltype(load_chunk<Vec>(w1, chunk_keys, c0)) kc[U];
           decltype(load_chunk<Vec>(w1, chunk_values, c0)) vc[U];
           if constexpr (Unroll) {
             CALM_UNROLL for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, chunk_keys, c0 + u * threads);
-            CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole);
+            CALM_UNROLL for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, chunk_values, c0 + u * threads);
             if (!pass()) return;
             if constexpr (switches_per_tile<std::decay_t<F>>::value)
               f.for_tile([&](auto const& g) { CALM_UNROLL for (int u = 0; u < U; ++u) apply_with(g, w1, u, kc[u], vc[u]); });
@@ -196,7 +182,7 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
               CALM_UNROLL for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           } else {
             for (int u = 0; u < U; ++u) kc[u] = load_chunk<Vec>(w1, chunk_keys, c0 + u * threads);
-            for (int u = 0; u < U; ++u) vc[u] = load_chunk_from<Vec>(w1, chunk_values, c0 + u * threads, whole);
+            for (int u = 0; u < U; ++u) vc[u] = load_chunk<Vec>(w1, chunk_values, c0 + u * threads);
             if (!pass()) return;
             for (int u = 0; u < U; ++u) apply(w1, u, kc[u], vc[u]);
           }
@@ -205,7 +191,7 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
           for (int u = 0; u < U; ++u) {
             auto const c = c0 + u * threads;
             when(w1, c < chunks, [&](auto const& v) {
-              apply(v, u, load_chunk<Vec>(v, chunk_keys, c), load_chunk_from<Vec>(v, chunk_values, c, whole));
+              apply(v, u, load_chunk<Vec>(v, chunk_keys, c), load_chunk<Vec>(v, chunk_values, c));
             });
           }
         }
@@ -214,13 +200,15 @@ CALM_HD void stream_items_with_state(Block const& blk, K const* keys, Values con
       else lanes(w, t);
     });
   });
-  index_t const loose = n - chunks * Vec;  // the head and the items after the last whole chunk
-  if (Vec > 1 && blk.index() == 0 && !only_first_tile && loose > 0 && pass())
-    blk.for_each_warp([&](auto const& w, auto t) {
-      auto const i = map([head, tail = head + chunks * Vec](int tt) { return tt < head ? index_t(tt) : tail + (tt - head); }, t);
-      when(w, map([loose](int tt) { return tt < loose; }, t),
-           [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
-    });
+  index_t const loose = n - chunks * Vec;  // items not in a whole chunk: x < head is item x, the others follow the chunks
+  if (Vec > 1 && !only_first_tile && loose > 0 && pass())
+    for (index_t base = blk.index() * threads; base < loose; base += blk.count() * threads)
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const x = map([base](int tt) { return base + tt; }, t);
+        auto const i = map([head, tail = head + chunks * Vec](index_t xx) { return xx < head ? xx : tail + (xx - head); }, x);
+        when(w, map([loose](index_t xx) { return xx < loose; }, x),
+             [&](auto const& v) { f(v, t, init(v, t), 0, load(v, keys, i), component(load_chunk<1>(v, values, i), 0)); });
+      });
   if constexpr (Gate::active) pass();  // a thread without items passes it too
 }
 
