@@ -49,7 +49,7 @@ inline char const* to_string(strategy s) {
 inline strategy strategy_from_string(std::string const& name) {
   for (int i = 0; i < strategy_count; ++i)
     if (name == to_string(static_cast<strategy>(i))) return static_cast<strategy>(i);
-  throw error(errc::invalid_argument, "unknown strategy '" + name + "'");
+  raise_error(error(errc::invalid_argument, "unknown strategy '" + name + "'"));
 }
 
 /// What the tree may test. The first eight are known without looking at the keys; the last six are

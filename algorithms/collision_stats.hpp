@@ -18,6 +18,7 @@
 #include "private_table.hpp"
 #include "collision_sample_program.hpp"
 #include "collision_totals.hpp"
+#include "workspace.hpp"
 
 namespace calm {
 namespace detail {
@@ -82,19 +83,13 @@ collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, c
   index_t const bits = std::max<index_t>(32, std::min(bins, collision_bitset_bits));
   std::size_t const set_bytes = static_cast<std::size_t>((bits + 31) / 32) * 4;
   std::size_t const totals_bytes = static_cast<std::size_t>(p.groups) * sizeof(collision_totals);
-  auto* const mem = static_cast<unsigned char*>(ex.allocate(totals_bytes + set_bytes));
   std::vector<collision_totals> t(static_cast<std::size_t>(p.groups));
-  try {
-    auto* const totals = reinterpret_cast<collision_totals*>(mem);
-    auto* const set = reinterpret_cast<std::uint32_t*>(mem + totals_bytes);
-    ex.fill(set, 0, set_bytes);
-    launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex, nullptr, no_finish{}, true, merge_lines{opt.line_vec, opt.line_entries});
-    ex.to_host(t.data(), totals, totals_bytes);
-  } catch (...) {
-    ex.release(mem);
-    throw;
-  }
-  ex.release(mem);
+  workspace<Exec> const mem(ex, totals_bytes + set_bytes);
+  auto* const totals = mem.template at<collision_totals>(0);
+  auto* const set = mem.template at<std::uint32_t>(totals_bytes);
+  ex.fill(set, 0, set_bytes);
+  launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex, nullptr, no_finish{}, true, merge_lines{opt.line_vec, opt.line_entries});
+  ex.to_host(t.data(), totals, totals_bytes);
   return statistics_of(t.data(), p.groups);
 }
 

@@ -141,7 +141,7 @@ void launch_strategy(strategy s, Op op, K const* keys, Values values, VS const& 
     if constexpr (S != strategy::automatic && reaches(Runs, S))
       launch_forced<S>(op, keys, values, vals, order, n, table, bins, key_map, counting, ex);
     else  // fitting_strategy and strategy_set's closure of it disagree: a defect of calm's, not of the call
-      throw error(errc::unsupported, std::string("calm: strategy ") + to_string(S) + " was chosen but not compiled for this call");
+      raise_error(error(errc::unsupported, std::string("strategy ") + to_string(S) + " was chosen but not compiled for this call"));
   });
 }
 

@@ -35,7 +35,7 @@ decltype(auto) for_strategy(strategy s, F&& f) {
     case strategy::privatize_adaptive: return f(strategy_constant<strategy::privatize_adaptive>{});
     case strategy::thread_private: return f(strategy_constant<strategy::thread_private>{});
   }
-  throw error(errc::invalid_argument, "unknown strategy " + std::to_string(static_cast<int>(s)));
+  raise_error(error(errc::invalid_argument, "unknown strategy " + std::to_string(static_cast<int>(s))));
 }
 
 /// A fitted tree as a type (Model::nodes, a well_formed array of tree_node), so that the strategies

@@ -13,4 +13,5 @@ set(CALM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/calm)
 install(EXPORT calmTargets NAMESPACE calm:: DESTINATION ${CALM_CMAKE_DIR})
 configure_package_config_file(cmake/calmConfig.cmake.in ${PROJECT_BINARY_DIR}/calmConfig.cmake INSTALL_DESTINATION ${CALM_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/calmConfigVersion.cmake COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
-install(FILES ${PROJECT_BINARY_DIR}/calmConfig.cmake ${PROJECT_BINARY_DIR}/calmConfigVersion.cmake DESTINATION ${CALM_CMAKE_DIR})
+install(FILES ${PROJECT_BINARY_DIR}/calmConfig.cmake ${PROJECT_BINARY_DIR}/calmConfigVersion.cmake cmake/calm_kokkos_includes.cmake
+        DESTINATION ${CALM_CMAKE_DIR})

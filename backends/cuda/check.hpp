@@ -15,8 +15,8 @@ namespace detail {
 
 inline void check(cudaError_t e, char const* what, char const* file, int line) {
   if (e != cudaSuccess)
-    throw error(errc::backend_failure, std::string(what) + " failed: " + cudaGetErrorName(e) + " (" +
-                                           cudaGetErrorString(e) + ") at " + file + ":" + std::to_string(line));
+    raise_error(error(errc::backend_failure, std::string(what) + " failed: " + cudaGetErrorName(e) + " (" +
+                                           cudaGetErrorString(e) + ") at " + file + ":" + std::to_string(line)));
 }
 
 }  // namespace detail

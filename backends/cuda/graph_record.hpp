@@ -112,16 +112,9 @@ class launch_recorder {
     }
     if (failed_) return false;
     if (!exec_) {
+#if CALM_EXCEPTIONS
       try {
-        stream_ = ex.stream;
-        CALM_CUDA_CHECK(cudaMallocAsync(&workspace_, bytes ? bytes : 1, stream_));
-        CALM_CUDA_CHECK(cudaMemsetAsync(workspace_, 0, bytes ? bytes : 1, stream_));  // zero once: the graph leaves what must be zero so
-        detail::recording r;
-        Exec e = ex;
-        e.stream = r.stream();
-        e.ends_as_one = true;  // the graph ends when all of its launches have
-        launches(e, static_cast<unsigned char*>(workspace_));
-        exec_ = r.instantiate();
+        record(ex, bytes, launches);
       } catch (error const&) {  // launch as before, for this key
         std::string const key = key_;
         drop();
@@ -129,6 +122,9 @@ class launch_recorder {
         (void)cudaGetLastError();
         return false;
       }
+#else
+      record(ex, bytes, launches);  // without exceptions a recording that fails aborts (raise_error)
+#endif
     }
     CALM_CUDA_CHECK(cudaGraphLaunch(exec_, ex.stream));
     ++detail::graph_launches();
@@ -136,6 +132,19 @@ class launch_recorder {
   }
 
  private:
+  /// Records launches on ex's stream into the graph exec_, with a zeroed workspace of `bytes` of its own.
+  template <class Exec, class Launches>
+  void record(Exec const& ex, std::size_t bytes, Launches const& launches) {
+    stream_ = ex.stream;
+    CALM_CUDA_CHECK(cudaMallocAsync(&workspace_, bytes ? bytes : 1, stream_));
+    CALM_CUDA_CHECK(cudaMemsetAsync(workspace_, 0, bytes ? bytes : 1, stream_));  // zero once: the graph leaves what must be zero so
+    detail::recording r;
+    Exec e = ex;
+    e.stream = r.stream();
+    e.ends_as_one = true;  // the graph ends when all of its launches have
+    launches(e, static_cast<unsigned char*>(workspace_));
+    exec_ = r.instantiate();
+  }
   void drop() noexcept {
     if (exec_) (void)cudaGraphExecDestroy(exec_);  // a graph still running is freed when it ends
     if (workspace_) (void)cudaFreeAsync(workspace_, stream_);  // after the work queued on its stream

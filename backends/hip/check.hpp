@@ -15,8 +15,8 @@ namespace detail {
 
 inline void check(hipError_t e, char const* what, char const* file, int line) {
   if (e != hipSuccess)
-    throw error(errc::backend_failure, std::string(what) + " failed: " + hipGetErrorName(e) + " (" +
-                                           hipGetErrorString(e) + ") at " + file + ":" + std::to_string(line));
+    raise_error(error(errc::backend_failure, std::string(what) + " failed: " + hipGetErrorName(e) + " (" +
+                                           hipGetErrorString(e) + ") at " + file + ":" + std::to_string(line)));
 }
 
 }  // namespace detail

@@ -78,7 +78,7 @@ struct free_deleter {
 inline std::unique_ptr<void, free_deleter> aligned_buffer(std::size_t bytes, char const* what = "a block-local buffer") {
   if (bytes == 0) return nullptr;
   void* p = bytes <= (std::size_t(1) << 62) ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
-  if (!p) throw error(errc::backend_failure, std::string("out of host memory for ") + what + " of " + std::to_string(bytes) + " bytes");
+  if (!p) raise_error(error(errc::backend_failure, std::string("out of host memory for ") + what + " of " + std::to_string(bytes) + " bytes"));
   return std::unique_ptr<void, free_deleter>(p);
 }
 }  // namespace detail
