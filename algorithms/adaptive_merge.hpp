@@ -148,7 +148,7 @@ namespace detail {
 constexpr int probe_slots = 128;
 constexpr std::size_t run_probe_bytes = 4 * sizeof(std::uint32_t);
 constexpr std::size_t hot_key_probe_bytes = run_probe_bytes + probe_slots * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
-constexpr std::size_t probe_area_bytes(bool counting) { return counting ? run_probe_bytes : hot_key_probe_bytes; }
+CALM_HD constexpr std::size_t probe_area_bytes(bool counting) { return counting ? run_probe_bytes : hot_key_probe_bytes; }
 
 /// The first chunk (of Vec items) of this block's first tile, which adaptive_merge's probes read, or -1
 /// where the block has no full chunk.
@@ -199,7 +199,7 @@ CALM_HD hot_key_probe probe_block(Block const& blk, K const* keys, index_t n, Ke
   index_t const chunks = n / Vec, threads = blk.threads(), base = first_probed_chunk<Vec>(blk, n);
   hot_key_probe r;
   if (base < 0) return r;  // no full chunk: nothing to probe (block 0's last n % Vec items go naive)
-  r.items = r.run_items = std::min(threads, chunks - base);
+  r.items = r.run_items = threads < chunks - base ? threads : chunks - base;
   std::uint32_t* const sums = reinterpret_cast<std::uint32_t*>(area);  // runs, first runs
   std::uint64_t* const owners = reinterpret_cast<std::uint64_t*>(area + run_probe_bytes);
   std::uint32_t* const counts = reinterpret_cast<std::uint32_t*>(area + run_probe_bytes + probe_slots * sizeof(std::uint64_t));

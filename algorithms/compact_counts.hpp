@@ -51,7 +51,7 @@ struct compact_counts_program {
     blk.for_each_warp([&](auto const& w, auto) {
       constexpr int WS = std::decay_t<decltype(w)>::size;
       index_t const g = group_index(w), per = WS * compact_steps_per_warp;
-      index_t const begin = g * per, end = std::min(bins, begin + per);
+      index_t const begin = g * per, end = begin + per < bins ? begin + per : bins;
       auto const lane = lane_id(w);
       index_t at = Count ? 0 : offsets[g];
       for (index_t base = begin; base < end; base += WS) {

@@ -102,7 +102,7 @@ struct run_merge_program {
       Source const& s = src;
       T const id = Op::template identity<T>();
       index_t const per = ((items + slices - 1) / slices + step - 1) / step * step;
-      index_t const begin = slice * per, end = std::min(items, begin + per);
+      index_t const begin = slice * per, end = begin + per < items ? begin + per : items;
       auto const lane = lane_id(w);
       auto const write = [&](auto const& pred, auto const& key, auto const& value) {  // lanes where pred holds and key >= 0 add value at key
         auto const go = map([](bool p, index_t k) { return p && k >= 0; }, pred, key);

@@ -40,7 +40,7 @@ struct scatter_options {
   std::uint64_t* skipped = nullptr;
   /// Statistics to choose from (strategy::automatic) instead of sampling the keys. Ignored by forced
   /// strategies. The tree reads line_repeats as counted in the layout of the call's direct scatter:
-  /// collision_sample_options line_vec 4 (1 where keys or values are not aligned to 4 of them) and
+  /// collision_sample_options line_vec 4 (1 for 8-byte keys, and on an exec without chunk loads) and
   /// line_entries 32 for 4-byte keys and values, 1 where either has 8 bytes.
   collision_statistics const* stats = nullptr;
   /// How automatic samples the keys (items, block_items; checked as collision_stats checks them). Its

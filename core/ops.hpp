@@ -9,7 +9,14 @@
 #include "config.hpp"
 
 namespace calm {
+
 namespace detail {
+/// The largest and smallest values of T (the infinities where T has them), as constants: device code
+/// reads them without calling numeric_limits' host functions (nvcc without --expt-relaxed-constexpr).
+template <class T>
+constexpr T largest = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+template <class T>
+constexpr T smallest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
 /// a + b and a * b modulo 2^bits for integers, signed ones too (as the hardware's atomic add computes
 /// them: no undefined behavior on overflow); floating point as it is.
 template <class T>
@@ -55,7 +62,7 @@ struct min {
   /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() {
-    return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    return detail::largest<T>;
   }
   /// The op applied to a and b.
   template <class T>
@@ -71,7 +78,7 @@ struct max {
   /// The value v with op(v, x) == x for every x.
   template <class T>
   CALM_HD static constexpr T identity() {
-    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    return detail::smallest<T>;
   }
   /// The op applied to a and b.
   template <class T>
@@ -138,7 +145,7 @@ constexpr bool is_atomic_type = std::is_same<T, std::int32_t>::value || std::is_
 
 /// Compile-time check that Op can be applied atomically to T (float bit operations cannot).
 template <class Op, class T>
-constexpr void check_atomic_op() {
+CALM_HD constexpr void check_atomic_op() {
   static_assert(is_op<Op>::value, "calm: Op must be one of plus, min, max, bit_or, bit_and, bit_xor");
   static_assert(is_atomic_type<T>, "calm: atomics take int32, uint32, int64, uint64, float or double");
   static_assert(Op::template supports<T>, "calm: this operator is not defined for this type (bit ops need integers)");

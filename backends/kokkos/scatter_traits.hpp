@@ -88,7 +88,7 @@ struct op_traits<ScatterMin> {
 
 /// Whether calm merges a warp's lanes for this op and type (calm's atomic ops and types).
 template <class Op, class T>
-constexpr bool merges_lanes() {
+CALM_HD constexpr bool merges_lanes() {
   using C = typename op_traits<Op>::calm_op;
   if constexpr (std::is_void<C>::value) return false;
   else return calm::is_atomic_type<T> && C::template supports<T>;
