@@ -5,8 +5,11 @@
 // strategy::automatic's own parts (the choice on the device, the launches behind it): bulk_automatic.hpp.
 #pragma once
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <random>
 #include <tuple>
 
 #include "../support/bulk_check.hpp"
@@ -206,4 +209,37 @@ TEST_CASE("bulk calls: more than 2^31 items use 64-bit indexing (GPU only)", "[b
     synchronize();
     require_equal(hist.download(), want, "histogram of 2^31 + 12345 keys");
   }
+}
+
+TEST_CASE("fuzz: random shapes, key and value types, ops, strategies, offsets and options, for a fixed time", "[bulk][fuzz]") {
+  using namespace calm_test;
+  // CALM_FUZZ_SECONDS (default 10) bounds the loop; a failure reproduces with the --rng-seed Catch printed
+  // and the draw's number (the INFO below). The op and type pairs are check_bulk's of the first test above,
+  // so the fuzz compiles no call of its own.
+  char const* env = std::getenv("CALM_FUZZ_SECONDS");
+  double const seconds = env != nullptr ? std::atof(env) : 10.0;
+  auto g = rng(777);
+  auto const start = std::chrono::steady_clock::now();
+  auto const log_uniform = [&](int bits) { return static_cast<index_t>(std::exp2(std::uniform_real_distribution<double>(0, bits)(g))) - 1; };
+  int draws = 0;
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
+    auto const s = static_cast<calm::strategy>(std::uniform_int_distribution<int>(0, calm::strategy_count - 1)(g));
+    auto const kind = all_key_kinds()[std::uniform_int_distribution<std::size_t>(0, all_key_kinds().size() - 1)(g)];
+    index_t const n = log_uniform(17), bins = std::max<index_t>(1, log_uniform(21));
+    bool const stray = g() & 1, ordered = (g() & 7) == 0;
+    int const key_offset = static_cast<int>(g() % 4), value_offset = static_cast<int>(g() % 4);
+    int const pair = static_cast<int>(g() % 7);
+    INFO("fuzz draw " << draws << " (seed " << Catch::rngSeed() << "): pair " << pair);
+    switch (pair) {
+      case 0: check_bulk<calm::plus, std::uint32_t>(s, kind, n, bins, false, stray, ordered, key_offset, 0); break;
+      case 1: check_bulk<calm::plus, float>(s, kind, n, bins, true, stray, ordered, key_offset, value_offset); break;
+      case 2: check_bulk<calm::max, std::int32_t, std::int32_t>(s, kind, n, bins, true, stray, ordered, key_offset, value_offset); break;
+      case 3: check_bulk<calm::max, std::int64_t, std::int64_t>(s, kind, n, bins, true, stray, ordered, key_offset, value_offset); break;
+      case 4: check_bulk<calm::min, double, std::int32_t>(s, kind, n, std::min<index_t>(bins, 65536), true, stray, ordered, key_offset, value_offset); break;
+      case 5: check_bulk<calm::plus, double, std::uint16_t>(s, kind, n, std::min<index_t>(bins, 65536), true, stray, ordered, key_offset, value_offset); break;
+      default: check_bulk<calm::plus, std::uint64_t, std::uint8_t>(s, kind, n, std::min<index_t>(bins, 256), false, stray, ordered, key_offset, 0); break;
+    }
+    ++draws;
+  }
+  CHECK(draws > 0);
 }

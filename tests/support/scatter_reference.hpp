@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -45,7 +46,11 @@ std::vector<K> table_keys(std::size_t n, keys_kind kind, index_t bins, G& g, boo
   std::uniform_int_distribution<int> pick(0, 49);
   for (std::size_t i = 0; i < n; ++i) {
     keys[i] = static_cast<K>(raw[i] % static_cast<std::uint64_t>(bins));
-    if (stray && pick(g) == 0) keys[i] = std::is_signed<K>::value && (i & 1) ? static_cast<K>(-1 - static_cast<long long>(i % 5)) : static_cast<K>(bins + i % 3);
+    if (stray && pick(g) == 0) {  // outside the table: negative, just past it, or at the extremes of K
+      if (i % 4 == 0) keys[i] = std::numeric_limits<K>::max() - static_cast<K>(i % 2);
+      else if (i % 4 == 1) keys[i] = std::is_signed<K>::value ? std::numeric_limits<K>::lowest() : static_cast<K>(std::numeric_limits<K>::max() / 2 + 1 + i % 4);
+      else keys[i] = std::is_signed<K>::value && (i & 1) ? static_cast<K>(-1 - static_cast<long long>(i % 5)) : static_cast<K>(bins + i % 3);
+    }
   }
   return keys;
 }
