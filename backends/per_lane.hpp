@@ -4,7 +4,7 @@
 // call together on a GPU, and a warp of one (a plain atomic) in scalar host code.
 #pragma once
 
-#include "../algorithms/update.hpp"
+#include "../algorithms/warp/update.hpp"
 #include "backend.hpp"
 
 namespace calm {

@@ -5,7 +5,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY core backends algorithms DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm
-        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inc")  # *.inc: the fitted trees of algorithms/models
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inc")  # *.inc: the fitted trees of algorithms/choice/models
 install(FILES calm.hpp kokkos.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/calm)
 install(TARGETS calm EXPORT calmTargets)
 

@@ -47,7 +47,7 @@ namespace calm {
 //                                   true in the e' a recorder gives launches): the stream's next
 //                                   work waits for all of them, not only for the last
 
-/// Kinds of device with a tree of their own for the automatic choice (algorithms/choose.hpp).
+/// Kinds of device with a tree of their own for the automatic choice (algorithms/choice/choose.hpp).
 enum class device_family { host, nvidia_gpu, amd_gpu };
 
 /// The execution policy of the backend this build selected (defined by backends/backend.hpp).

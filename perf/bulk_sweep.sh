@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The sweep behind strategy::automatic (perf/bench_bulk.cpp): every strategy forced, and automatic, on
 # the training inputs or on the held-out ones; then the tree is fitted (train) or scored (heldout).
-#   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/models/hopper.inc
+#   BACKEND=cuda bash perf/bulk_sweep.sh train   OUT.json   # a GPU node: then python3 perf/fit_tree.py OUT.json --family hopper --out algorithms/choice/models/hopper.inc
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_items OUT.json  # the training distributions with a quarter of the keys (log2_items)
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_coo OUT.json    # coo_rows (sorted sparse-matrix rows), both key counts
 #   BACKEND=cuda bash perf/bulk_sweep.sh train_window OUT.json # window16, window64 (keys that crowd table lines), tables larger than a block

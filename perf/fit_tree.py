@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """Fit calm's strategy tree (000 §3.3) to a bulk training sweep and write it as a model file.
 
-    python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/models/hopper.inc] [--report FILE.md] [--jobs N]
+    python3 perf/fit_tree.py TRAIN.json --family hopper [--out algorithms/choice/models/hopper.inc] [--report FILE.md] [--jobs N]
 
 TRAIN.json: the Google Benchmark JSON of `CALM_BULK_SET=train calm_bench --benchmark_filter=^bulk/train/`.
 Each input (workload, distribution, table size, keys) gives the time of every forced strategy and its
 collision statistics ("stats" case, with the time to sample them). The tree is a CART over the features of
-algorithms/choose.hpp whose leaves pick the strategy with the least loss over their inputs, the loss of an
+algorithms/choice/choose.hpp whose leaves pick the strategy with the least loss over their inputs, the loss of an
 input being log(time / best time) plus a steep penalty below 0.9x of the best; a path that tests a sampled
 statistic pays the sampling time on each of its inputs (the "sampling" case: the device-side sampling
 a choice finished on the device costs; older files: the "stats" case, which also waits for the host).
@@ -31,11 +31,11 @@ STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize",
               "privatize_adaptive"]
 # the strategies that need the table in one block (a forced call elsewhere fails: its time is infinite)
 BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
-# the features a tree may test (algorithms/choose.hpp); the all-thread level is left out: calm finishes a
+# the features a tree may test (algorithms/choice/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
             "block_level", "clustering", "line_share", "line_repeats"]
-# what a leaf may pick: the strategies a choice finished on the device launches (algorithms/scatter.hpp,
+# what a leaf may pick: the strategies a choice finished on the device launches (algorithms/bulk/scatter.hpp,
 # device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
 # 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
 # training files before cuda-h100-2026-11-26-bulk-train-resweep-52e2b90.json (its times again, on the inputs larger than a block) hold its slower times
@@ -46,7 +46,7 @@ H100_BLOCK_BYTES, H100_COPY_BUDGET = 232448, 232448 // 100 * 58
 
 
 def replication_for(bins, elem, budget, max_copies):
-    """algorithms/privatize.hpp's rule."""
+    """algorithms/bulk/privatize.hpp's rule."""
     r = 1
     while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
         r *= 2
@@ -164,7 +164,7 @@ def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
                     later[(parts[1], parts[3], int(parts[4]), int(parts[5]))] = b
     for key, rec in inputs.items():
         # the line repeats the sampling case counted (files from 2026-11-28 on), in the direct scatter's layout
-        # (algorithms/scatter.hpp, direct_lines_of): the feature line_repeats
+        # (algorithms/bulk/scatter.hpp, direct_lines_of): the feature line_repeats
         if "line_repeats" in rec and "stats_time" in rec:
             rec["features"]["line_repeats"] = rec["line_repeats"]
         b = later.get((key[0], key[2], key[3], key[4]))
@@ -385,7 +385,7 @@ def predict(tree, features):
 
 def chosen_time(inputs, k, tree):
     """The time of the tree's choice on input k, as calm::scatter runs it: a block-local or cluster
-    strategy on a table too large for it becomes hot_key (algorithms/scatter.hpp, fitting_strategy)."""
+    strategy on a table too large for it becomes hot_key (algorithms/bulk/scatter.hpp, fitting_strategy)."""
     s, sampled = predict(tree, inputs[k]["features"])
     r = inputs[k]
     if math.isinf(r["times"][s]):
@@ -393,7 +393,7 @@ def chosen_time(inputs, k, tree):
     return r["times"][s] + (r["stats_time"] if sampled else 0.0), s
 
 
-# algorithms/line_merge_rule.hpp: the default rule's reach (8-byte values above this many bytes of table merge always)
+# algorithms/choice/line_merge_rule.hpp: the default rule's reach (8-byte values above this many bytes of table merge always)
 WIDE_MAX_TABLE_BYTES = 16 << 20
 
 
@@ -402,7 +402,7 @@ def line_rule_rows(tree, inputs, keys, thresholds):
     tree ends at peer_reduce and the sampling counted line repeats: naive where a warp repeats a key on a
     table line M times or fewer (line_merge_rule::merges), as calm runs the choice on the device."""
     ks = [k for k in keys if "line_repeats" in inputs[k] and predict(tree, inputs[k]["features"])[0] == "peer_reduce"]
-    rows = [f"\nThe line rule (algorithms/line_merge_rule.hpp) on the {len(ks)} training inputs where the tree ends at "
+    rows = [f"\nThe line rule (algorithms/choice/line_merge_rule.hpp) on the {len(ks)} training inputs where the tree ends at "
             "peer_reduce and the sampling counted line repeats (speed over the best, sampling included; 8-byte values into more "
             f"than {WIDE_MAX_TABLE_BYTES >> 20} MiB of table always merge):\n",
             "| min_line_repeats | naive on | geo mean | min | below 0.9 | worst input |", "| --- | --- | --- | --- | --- | --- |"]
@@ -444,7 +444,7 @@ def flatten(tree):
     return nodes
 
 
-# the most nodes calm carries of a walk to the device (algorithms/choose.hpp, tree_walk::most_nodes): a call
+# the most nodes calm carries of a walk to the device (algorithms/choice/choose.hpp, tree_walk::most_nodes): a call
 # whose walk below the known tests holds more waits for the host to finish it (15-35 us on an H100)
 MOST_WALK_NODES = 31
 
@@ -464,7 +464,7 @@ def write_model(tree, path, source, family):
                  "fit a shallower tree (--max-depth, --grow-depth)")
     nodes = flatten(tree)
     with open(path, "w") as f:
-        f.write(f"// The {family} tree of the automatic choice (algorithms/choose.hpp), written by perf/fit_tree.py from\n")
+        f.write(f"// The {family} tree of the automatic choice (algorithms/choice/choose.hpp), written by perf/fit_tree.py from\n")
         f.write(f"// {source}. One node per line: {{test, threshold, left (<= threshold), right, leaf strategy}};\n")
         f.write("// a leaf has left = right = -1. The comment says how many training inputs reached the node.\n")
         for i, (feat, thr, l, r, s, n) in enumerate(nodes):
@@ -563,7 +563,7 @@ def main():
                     help="the sampled path's cost in the held-out prediction (default: as for training), so that trees fitted "
                          "at different costs are predicted at the one a call pays")
     ap.add_argument("--max-depth", type=int, default=6, help="the deepest a leaf may lie (the root at 0)")
-    ap.add_argument("--tree", help="a model file (algorithms/models/*.inc) to report and predict instead of fitting one")
+    ap.add_argument("--tree", help="a model file (algorithms/choice/models/*.inc) to report and predict instead of fitting one")
     ap.add_argument("--relabel", action="store_true",
                     help="with --tree: keep its splits and pick each leaf's strategy again from the training files (after a "
                          "strategy's times were measured again; a split whose two sides then pick one strategy becomes a leaf); --out writes the result")

@@ -248,18 +248,18 @@ struct exec {
   static constexpr bool has_clusters = false;
   /// Whether block programs should load 16-byte chunks (four 4-byte items) per thread.
   static constexpr bool vector_loads = true;
-  /// Blocks are not CPU threads: strategy::thread_private runs as privatize (algorithms/scatter.hpp).
+  /// Blocks are not CPU threads: strategy::thread_private runs as privatize (algorithms/bulk/scatter.hpp).
   static constexpr bool thread_tables = false;
   typename Runtime::stream_t stream{};
   /// Whether each block launch may start while the launch before it on the stream ends, its blocks
   /// waiting for that one to finish (and its writes to be seen) before they begin: the same order, the
   /// next launch's set-up hidden behind the end of the last (CUDA's programmatic dependent launch on
   /// sm_90 and newer; elsewhere an ordinary launch). Off by default; calm turns it on for the launches
-  /// behind a choice made on the device (algorithms/device_choice.hpp, overlapping).
+  /// behind a choice made on the device (algorithms/choice/device_choice.hpp, overlapping).
   bool overlap_launches = false;
   std::size_t block_local_bytes() const { return Runtime::max_block_shared_bytes(); }
   /// What privatize's replication rule may spend on copies of one table: 58% of a block's shared
-  /// memory (132 KiB on H100/H200), from the replication sweep (algorithms/privatize.hpp).
+  /// memory (132 KiB on H100/H200), from the replication sweep (algorithms/bulk/privatize.hpp).
   std::size_t replication_budget_bytes() const { return block_local_bytes() / 100 * 58; }
   /// Two blocks per multiprocessor: what a block program with a large table gets (the launch computes the true number).
   int resident_blocks_hint() const { return 2 * Runtime::multiprocessors(); }

@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "../../core/ops.hpp"
-#include "../../algorithms/vote_reduce.hpp"
+#include "../../algorithms/warp/vote_reduce.hpp"
 
 namespace calm {
 namespace kokkos {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // set_scatter (000 §3.2, Alg. 3) against a literal transcription of Alg. 3 and its defining properties,
 // on random keys of every distribution, awkward sizes and both granularities.
-#include <calm/algorithms/set_scatter.hpp>
+#include <calm/algorithms/bulk/set_scatter.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What a bulk call compiles (algorithms/strategy_set.hpp): every strategy automatic can run for a call,
+// What a bulk call compiles (algorithms/choice/strategy_set.hpp): every strategy automatic can run for a call,
 // whatever its run-time table size, item count, order and sampled statistics, is in the compiled set.
 #include <calm/calm.hpp>
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// calm/algorithms/bulk/thread_private.hpp: scatter whole arrays on a CPU through a private table per thread,
+// merged once; small tables as interleaved sub-tables, so that a hot key's updates do not form one chain (001 §3).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "../../core/exec.hpp"
+#include "../../core/ops.hpp"
+#include "../warp/group_reduce.hpp"
+#include "workspace.hpp"
+
+namespace calm {
+namespace detail {
+
+/// thread_private's layout: `blocks` private tables (one per block of the launch: a thread on the host),
+/// each `subtables` tables of bins entries `stride` entries apart (whole 64-byte lines: no line shared).
+struct thread_tables_plan {
+  index_t blocks = 1;
+  int subtables = 1;
+  index_t stride = 0;
+  std::size_t bytes = 0;  ///< of all the private tables
+};
+
+/// Four interleaved sub-tables while they take at most this, two while they take at most the next, one
+/// beyond: a hot key's updates then form four or two chains, at the cost of more cache for the tables.
+constexpr std::size_t four_subtables_bytes = std::size_t(16) << 10;
+constexpr std::size_t two_subtables_bytes = std::size_t(512) << 10;
+/// The largest table automatic keeps one private copy of per thread (beyond it: naive).
+constexpr std::size_t thread_table_max_bytes = std::size_t(64) << 20;
+/// Items below which a further thread costs more (its table cleared and merged) than it saves.
+constexpr index_t thread_min_items = index_t(1) << 14;
+
+template <class T, class Exec>
+thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
+  thread_tables_plan p;
+  index_t const useful = std::max<index_t>(1, n / thread_min_items);
+  p.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), useful));
+  constexpr index_t line = 64 / sizeof(T) > 0 ? index_t(64 / sizeof(T)) : 1;
+  p.stride = (bins + line - 1) / line * line;
+  std::size_t const table_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
+  p.subtables = table_bytes * 4 <= four_subtables_bytes ? 4 : table_bytes * 2 <= two_subtables_bytes ? 2 : 1;
+  p.bytes = static_cast<std::size_t>(p.blocks) * static_cast<std::size_t>(p.subtables) * static_cast<std::size_t>(p.stride) * sizeof(T);
+  return p;
+}
+
+/// Whether automatic may run thread_private on this table: the exec runs a block as one thread with a
+/// table of its own (Exec::thread_tables), and one copy stays within thread_table_max_bytes.
+template <class T, class Exec>
+constexpr bool thread_tables_fit(index_t bins) {
+  return Exec::thread_tables && static_cast<std::size_t>(bins) <= thread_table_max_bytes / sizeof(T);
+}
+
+template <class VS>
+CALM_HD auto value_at(VS const& vals, index_t i) {
+  if constexpr (is_same_value<VS>::value) return vals.value;
+  else return vals[i];
+}
+
+/// One block's share of the items into its private table: cleared to the op's identity, filled (item i
+/// into sub-table i % subtables), the sub-tables folded into the first.
+template <class Op, class K, class VS, class T, class KeyMap>
+struct thread_table_fill_program {
+  Op op;
+  K const* keys;
+  VS vals;
+  index_t n, bins;
+  T* tables;
+  thread_tables_plan plan;
+  KeyMap key_map;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t const b = blk.index(), per = n / plan.blocks, extra = n % plan.blocks;
+    index_t const begin = b * per + (b < extra ? b : extra), end = begin + per + (b < extra ? 1 : 0);
+    index_t const stride = plan.stride, size = bins;
+    T* const mine = tables + b * plan.subtables * stride;
+    for (index_t k = 0; k < plan.subtables * stride; ++k) mine[k] = Op::template identity<T>();
+    if (plan.subtables == 4) fill<4>(mine, begin, end);
+    else if (plan.subtables == 2) fill<2>(mine, begin, end);
+    else fill<1>(mine, begin, end);
+    for (int s = 1; s < plan.subtables; ++s)
+      for (index_t k = 0; k < size; ++k) mine[k] = op(mine[k], mine[s * stride + k]);
+  }
+
+  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S.
+  template <int S>
+  CALM_HD void fill(T* t, index_t begin, index_t end) const {
+    K const* const k = keys;
+    index_t const stride = plan.stride, size = bins;
+    auto const add = [&](T* sub, index_t i) {
+      index_t const slot = key_map(k[i]);
+      if (slot >= 0 && slot < size) sub[slot] = op(sub[slot], static_cast<T>(value_at(vals, i)));
+    };
+    index_t i = begin;
+    for (; i + S <= end; i += S)
+      for (int s = 0; s < S; ++s) add(t + s * stride, i + s);
+    for (; i < end; ++i) add(t, i);
+  }
+};
+
+/// The private tables merged into the table: each block a range of entries, every table's entry folded
+/// into it (no two blocks write one entry: no atomics).
+template <class Op, class T>
+struct thread_table_merge_program {
+  Op op;
+  T const* tables;
+  T* table;
+  index_t bins;
+  thread_tables_plan plan;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t const per = bins / blk.count(), extra = bins % blk.count(), b = blk.index();
+    index_t const begin = b * per + (b < extra ? b : extra), end = begin + per + (b < extra ? 1 : 0);
+    index_t const step = plan.subtables * plan.stride;
+    for (index_t k = begin; k < end; ++k) {
+      T acc = table[k];
+      for (index_t c = 0; c < plan.blocks; ++c) acc = op(acc, tables[c * step + k]);
+      table[k] = acc;
+    }
+  }
+};
+
+/// Launch thread_private (arguments checked, n > 0, bins > 0): the private tables in a workspace, one
+/// launch to fill them and one to merge them. Each block of both runs on one thread.
+template <class Op, class K, class VS, class T, class KeyMap, class Exec>
+void launch_thread_private(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins, KeyMap const& key_map, Exec const& ex) {
+  thread_tables_plan const plan = plan_thread_tables<T>(n, bins, ex);
+  workspace<Exec> ws(ex, plan.bytes);
+  T* const tables = ws.template at<T>(0);
+  ex.for_each_block(plan.blocks, 1, 0, thread_table_fill_program<Op, K, VS, T, KeyMap>{op, keys, vals, n, bins, tables, plan, key_map});
+  index_t const merge_blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), bins / 1024));
+  ex.for_each_block(merge_blocks, 1, 0, thread_table_merge_program<Op, T>{op, tables, table, bins, plan});
+}
+
+}  // namespace detail
+}  // namespace calm
