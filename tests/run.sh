@@ -8,7 +8,8 @@
 #      without optimization (a compile-check: perf/run.sh builds its own), and the API docs (Doxygen);
 #   2. the conformance suite for W = 32 under AddressSanitizer and UndefinedBehaviorSanitizer (-Og, line
 #      tables only: -g1; the largest test matrices run a third to a half of their combinations there,
-#      every pair of values of two axes still met: runs_in_this_build in tests/support/harness.hpp), and
+#      every pair of values of two axes still met: runs_in_this_build in tests/support/harness.hpp; the bulk
+#      fuzz test for CALM_FUZZ_SECONDS, 60 here, 10 in the other runs), and
 #      the thread tests (tests/host/threads.cpp) under ThreadSanitizer with clang++-15 and LLVM's libomp;
 #   3. CUDA compile-check of the library and its tests with nvcc for compute_90 (PTX; no GPU needed; the
 #      GPU node builds, assembles and runs them: tests/run_gpu.sh);
@@ -66,7 +67,7 @@ echo "== 2. host tests (W = 32) under AddressSanitizer + UndefinedBehaviorSaniti
 cmake -S . -B "$root/sanitize" -G Ninja -DBACKEND=openmp -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1 -DNDEBUG" \
   -DCALM_SANITIZE=ON -DCALM_BUILD_PERF=OFF
 cmake --build "$root/sanitize" -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/sanitize" || status=1
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CALM_FUZZ_SECONDS=${CALM_FUZZ_SECONDS:-60} run_ctest "$root/sanitize" || status=1
 echo "   ThreadSanitizer: the thread tests (clang++-15 with LLVM's libomp and its Archer tool)"
 cmake -S . -B "$root/tsan" -G Ninja -DBACKEND=openmp -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCALM_TSAN=ON -DCALM_BUILD_PERF=OFF

@@ -241,5 +241,6 @@ TEST_CASE("fuzz: random shapes, key and value types, ops, strategies, offsets an
     }
     ++draws;
   }
+  WARN("fuzz: " << draws << " draws in " << seconds << " s, seed " << Catch::rngSeed());
   CHECK(draws > 0);
 }
