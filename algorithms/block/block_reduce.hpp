@@ -28,7 +28,7 @@ struct block_stage {
   T* total;      ///< vote_reduce_block: the sampled key's reduction
 
   /// b rounded up to 16 bytes.
-  static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
+  CALM_HD static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
   /// The block-local bytes the stage of `threads` threads takes.
   static constexpr std::size_t bytes(int threads) {
     std::size_t const n = static_cast<std::size_t>(threads);

@@ -36,16 +36,25 @@ TEST_CASE("line_merge_rule: a negative option is the exec's default, 0.25 on a G
   }
 }
 
+namespace calm_test {
+/// with_fixed_strategy's merge as a number: 0 naive, 1 scan_reduce, 2 peer_reduce, 3 another (host and
+/// device, as the function it is given to: a host lambda there needs nvcc's --expt-relaxed-constexpr).
+struct merge_number {
+  int* named;
+  template <class X>
+  CALM_HD void operator()(X) const {
+    *named = std::is_same<X, calm::naive>::value ? 0 : std::is_same<X, calm::scan_reduce>::value ? 1 : std::is_same<X, calm::peer_reduce>::value ? 2 : 3;
+  }
+};
+}  // namespace calm_test
+
 // A merge picked at run time stands for one fixed at compile time, which the shared launch runs per tile (every merge
 // gives the same table, so the tables above cannot tell a wrong one).
 TEST_CASE("with_fixed_strategy: the merge a strategy picked at run time stands for", "[bulk]") {
   using calm::merge_kind;
   auto const fixed = [](auto s) {
     int named = -1;
-    calm::detail::with_fixed_strategy(s, [&](auto x) {
-      using X = decltype(x);
-      named = std::is_same<X, calm::naive>::value ? 0 : std::is_same<X, calm::scan_reduce>::value ? 1 : std::is_same<X, calm::peer_reduce>::value ? 2 : 3;
-    });
+    calm::detail::with_fixed_strategy(s, calm_test::merge_number{&named});
     return named;
   };
   CHECK(fixed(calm::switch_merge{merge_kind::none}) == 0);
