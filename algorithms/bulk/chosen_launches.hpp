@@ -41,8 +41,7 @@ constexpr bool naive_peer_launch = sizeof(K) <= 4 && sizeof(T) == 8;
 /// 128-byte lines for keys and values of at most 4 bytes, else a warp's repeated keys (lines of one
 /// entry: with 8-byte values a line of a warp's few COO rows counted only the longest).
 template <class Exec, class K, class VS, class T>
-merge_lines direct_lines_of(K const* keys, VS const& vals) {
-  (void)keys, (void)vals;
+merge_lines direct_lines_of(K const*, VS const&) {
   return {chunk_items<Exec, K, VS>(), one_direct_launch<K, T> ? table_line_entries : index_t(1)};
 }
 
