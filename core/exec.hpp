@@ -33,6 +33,10 @@ namespace calm {
 //                                   can be launched on one grid with for_each_block
 //   e.resident_blocks_hint()        an estimate of that number before any launch (for planning)
 //   e.synchronize()                 wait for the work launched before (host: nothing to wait for)
+//   e.seconds_of_each(count, f, seconds)
+//                                   f(i) for i < count (at most 16), each launching through e, then one
+//                                   wait: seconds[i] receives the device's time for f(i)'s work (a plan's
+//                                   measuring)
 //   e.allocate(bytes), e.release(p) device memory for a bulk call's workspace (stream-ordered on a GPU)
 //   e.fill(p, byte, bytes)          memset, in order with the launches
 //   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them

@@ -15,6 +15,8 @@
 //   CALM_BULK_SET=heldout bulk/heldout/...  6 distributions at new table sizes with 2^24 and 2^26 keys (5 new ones,
 //                                           and sorted: in training since 2026-11-28, so held out by size alone), and
 //                                           5 more training ones at new table sizes with 2^24 keys
+//   CALM_BULK_SET=fresh   bulk/fresh/...    7 families of perf/fresh_keys.hpp x 4 table sizes (256 to 2^20) x histogram
+//                                           and float scatter, 2^26 keys: final evaluations only, never fitted or tuned on
 //   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
@@ -76,20 +78,29 @@ struct input {
 /// so its repeated calls are recorded as one graph on CUDA, as a user's repeated plan runs are.
 struct planned_calls {
   std::function<calm::strategy()> run, run_async;
+  std::function<calm::measurement()> measured;  // a measuring plan's measurement (plan_mode::measure)
 };
 template <class T>
-planned_calls planned_call(input const& in, calm::strategy s, T* table, calm::scatter_options const& opt, calm::default_exec const& ex) {
+planned_calls planned_call(input const& in, calm::strategy s, T* table, calm::scatter_options const& opt, calm::default_exec const& ex,
+                           calm::plan_mode mode = calm::plan_mode::estimate) {
   index_t const n = index_t(1) << in.log2_n;
   index_t const bins = in.bins;
   std::uint32_t const* pk = input_keys(static_cast<std::size_t>(n), in.bins, in.dist).data();
   return calm::for_strategy(s, [&](auto c) {
     if constexpr (std::is_integral<T>::value) {  // hist_u32
-      auto p = std::make_shared<calm::histogram_plan<std::uint32_t, T, c()>>(n, bins, opt, ex);
-      return planned_calls{[=] { return p->run(pk, n, table, bins); }, [=] { return p->run_async(pk, n, table, bins); }};
+      using plan = calm::histogram_plan<std::uint32_t, T, c()>;
+      std::shared_ptr<plan> p;
+      if constexpr (c() == calm::strategy::automatic) p = std::make_shared<plan>(n, bins, mode, opt, ex);
+      else p = std::make_shared<plan>(n, bins, opt, ex);
+      return planned_calls{[=] { return p->run(pk, n, table, bins); }, [=] { return p->run_async(pk, n, table, bins); }, [=] { return p->measured(); }};
     } else {  // scatter_f32, scatter_f64
       T const* w = bulk_weights<T>(static_cast<std::size_t>(n)).data();
-      auto p = std::make_shared<calm::scatter_plan<calm::plus, std::uint32_t, T, T const*, c()>>(calm::plus{}, n, bins, opt, ex);
-      return planned_calls{[=] { return p->run(pk, w, n, table, bins); }, [=] { return p->run_async(pk, w, n, table, bins); }};
+      using plan = calm::scatter_plan<calm::plus, std::uint32_t, T, T const*, c()>;
+      std::shared_ptr<plan> p;
+      if constexpr (c() == calm::strategy::automatic) p = std::make_shared<plan>(calm::plus{}, n, bins, mode, opt, ex);
+      else p = std::make_shared<plan>(calm::plus{}, n, bins, opt, ex);
+      return planned_calls{[=] { return p->run(pk, w, n, table, bins); }, [=] { return p->run_async(pk, w, n, table, bins); },
+                           [=] { return p->measured(); }};
     }
   });
 }
@@ -129,6 +140,7 @@ struct timed_case {
   std::string name;
   std::function<void()> call;  // one call; holds the input's table (the vendor's: its own, and its temporary storage)
   calm::strategy ran = calm::strategy::automatic;
+  calm::measurement measured;  // a measuring plan's ("measured")
   std::string error;
   std::vector<double> times, firsts, submits;  // seconds: device work (second and first calls), and the host's part (until the call returns)
 };
@@ -146,14 +158,15 @@ using shared_table = std::shared_ptr<backend::device_buffer<T>>;
 /// `min_line_repeats`: scatter_options::min_line_repeats of every call (negative: the exec's default).
 template <class T>
 timed_case strategy_case(input const& in, shared_table<T> const& table, std::string name, calm::strategy s, bool graphs,
-                         float min_line_repeats = -1.0f) {
+                         float min_line_repeats = -1.0f, calm::plan_mode mode = calm::plan_mode::estimate) {
   timed_case c{std::move(name)};
   calm::default_exec const ex = exec_with<calm::default_exec>(graphs);
   calm::scatter_options opt;
   opt.min_line_repeats = min_line_repeats;
   try {
-    planned_calls const calls = planned_call(in, s, table->data(), opt, ex);
-    c.ran = calls.run();  // the strategy automatic picks (read back where the device chose)
+    planned_calls const calls = planned_call(in, s, table->data(), opt, ex, mode);
+    c.ran = calls.run();  // the strategy automatic picks (read back where the device chose); a measuring plan measures
+    c.measured = calls.measured();
     c.call = [calls, table] { calls.run_async(); };
   } catch (calm::error const& e) {
     c.error = e.what();
@@ -216,6 +229,7 @@ bool is_vendor(std::string const& name) {
 std::vector<std::string> case_names(input const& in) {
   std::vector<std::string> names;
   for (int s = 0; s < calm::strategy_count; ++s) names.push_back(calm::to_string(static_cast<calm::strategy>(s)));
+  names.push_back("measured");
   if (calm::detail::records_launches<calm::default_exec>::value) names.push_back("automatic_launches");
   for (auto const& name : line_rule_cases()) names.push_back(name);
 #if defined(CALM_BENCH_VENDOR)
@@ -249,6 +263,7 @@ timed_case make_case(input const& in, shared_table<T> const& table, std::string 
   if (is_vendor(name)) return vendor_timed_case(in);
 #endif
   if (name == "automatic_launches") return strategy_case<T>(in, table, name, calm::strategy::automatic, false);
+  if (name == "measured") return strategy_case<T>(in, table, name, calm::strategy::automatic, true, -1.0f, calm::plan_mode::measure);
   std::string const lines = "automatic_lines";
   if (name.compare(0, lines.size(), lines) == 0)
     return strategy_case<T>(in, table, name, calm::strategy::automatic, true, std::stof(name.substr(lines.size())));
@@ -332,6 +347,11 @@ void timed_case_report(benchmark::State& state, input in, std::string name) {
   state.counters["rounds"] = static_cast<double>(c->times.size());
   state.counters["submit_us"] = median(c->submits) * 1e6;
   if (!is_vendor(name)) state.counters["ran"] = static_cast<double>(static_cast<int>(c->ran));
+  if (name == "measured") {  // what measuring cost, in seconds and in this case's calls
+    state.counters["measure_s"] = c->measured.seconds;
+    state.counters["measure_calls"] = t > 0 ? c->measured.seconds / t : 0.0;
+    state.counters["candidates"] = c->measured.count;
+  }
 }
 
 /// The input's collision statistics, the time to sample them, and the table facts the tree reads.
@@ -555,6 +575,8 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
   } else if (set == "heldout") {
     register_set(set, {"sorted", "runs_short", "twohot", "gauss", "zipf2", "hotset"}, {3, 1000, 6000, 20000, 300000, 5000000}, {ln - 1, ln + 1});
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
+  } else if (set == "fresh") {  // families for final evaluations only (perf/fresh_keys.hpp): never fitted or tuned on
+    register_set(set, fresh_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
   } else if (set == "list") {
     char const* path = std::getenv("CALM_BULK_LIST");
     std::ifstream in(path ? path : "");

@@ -5,6 +5,8 @@
 
 #include <calm/core/error.hpp>
 
+#include "fresh_keys.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -44,6 +46,10 @@ inline key_distribution parse_key_distribution(std::string const& d) {
 /// to draw; the keys are those the per-key name tests and std::sort drew before).
 inline std::vector<std::uint32_t> bulk_keys(std::size_t n, std::uint32_t bins, std::string const& name, std::uint64_t seed) {
   using kd = key_distribution;
+  if (is_fresh_family(name)) {
+    std::uint64_t s = seed;
+    return fresh_keys(n, bins, name, [&s] { return splitmix64(s); });
+  }
   kd const d = parse_key_distribution(name);
   std::vector<std::uint32_t> k(n);
   std::uint64_t s = seed;

@@ -221,14 +221,22 @@ strategy choose_automatic(Op op, K const* keys, VS const& vals, index_t n, T* ta
   }
 }
 
+/// What a bulk scatter of strategy S compiles for its op, types, key map and exec (strategy_set).
+template <strategy S, class Model, class Op, class Values, class T, class KeyMap, class Exec>
+constexpr strategy_set bulk_set() {
+  constexpr static_shape known{static_cast<int>(sizeof(T)), std::is_floating_point<T>::value, is_same_value<Values>::value, op_kind<Op>()};
+  return compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>(), Exec::thread_tables);
+}
+
 /// Every bulk scatter comes here with its key map, the tree automatic walks (Model: the family's) and
 /// the strategy S of the call (automatic, or forced): check, resolve, launch. Only what S can run is
-/// compiled (strategy_set). rec: a plan's recorder (its decided calls as one recorded graph), or none.
+/// compiled (strategy_set). rec: a plan's recorder (its decided calls as one recorded graph), or none;
+/// decided: for S automatic, a strategy of the compiled set that the call runs instead of choosing
+/// (a measuring plan's), or automatic.
 template <class Model, strategy S, class Op, class K, class Values, class T, class KeyMap, class Exec>
 strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, KeyMap const& key_map,
-                      scatter_options const& opt, Exec const& ex, recorder_of<Exec>* rec = nullptr) {
-  constexpr static_shape known{static_cast<int>(sizeof(T)), std::is_floating_point<T>::value, is_same_value<Values>::value, op_kind<Op>()};
-  constexpr strategy_set set = compiled_set<S, Model>(known, std::is_same<KeyMap, identity_key>::value, clusters_for<Exec, Op, T>(), Exec::thread_tables);
+                      scatter_options const& opt, Exec const& ex, recorder_of<Exec>* rec = nullptr, strategy decided = strategy::automatic) {
+  constexpr strategy_set set = bulk_set<S, Model, Op, Values, T, KeyMap, Exec>();
   check_scatter_sizes(who, n, bins);
   scatter_shape const shape = shape_of<Op, T>(n, bins, is_same_value<Values>::value, ex);
   check_bulk_arguments<S, Op>(who, keys, values, n, table, bins, opt, shape, ex);
@@ -238,7 +246,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
   if (opt.overwrite) fill_identity<Op>(table, bins, ex);
   strategy s = S;
   if constexpr (S == strategy::automatic) {
-    s = choose_automatic<Model, set.runs, set.samples>(op, keys, vals, n, table, bins, key_map, opt, shape, rule, ex, rec);
+    s = decided != strategy::automatic ? decided : choose_automatic<Model, set.runs, set.samples>(op, keys, vals, n, table, bins, key_map, opt, shape, rule, ex, rec);
     if (s == strategy::automatic) {
       if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
       return s;

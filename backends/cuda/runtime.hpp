@@ -110,6 +110,33 @@ struct runtime {
 #endif
   }
   static void synchronize(cudaStream_t s) { CALM_CUDA_CHECK(cudaStreamSynchronize(s)); }
+  /// f(i) for i < count (at most 16), each launching on s; then one wait, and seconds[i] receives the
+  /// device's time from the end of f(i - 1)'s work to the end of f(i)'s (events recorded between them).
+  template <class F>
+  static void seconds_of_each(int count, cudaStream_t s, F&& f, double* seconds) {
+    require(count >= 0 && count <= 16, errc::invalid_argument, "seconds_of_each: at most 16 timings");
+    struct events {
+      cudaEvent_t at[17] = {};
+      int made = 0;
+      explicit events(int n) {
+        for (; made < n; ++made) CALM_CUDA_CHECK(cudaEventCreate(&at[made]));
+      }
+      ~events() {
+        for (int i = 0; i < made; ++i) (void)cudaEventDestroy(at[i]);
+      }
+    } const e(count + 1);
+    CALM_CUDA_CHECK(cudaEventRecord(e.at[0], s));
+    for (int i = 0; i < count; ++i) {
+      f(i);
+      CALM_CUDA_CHECK(cudaEventRecord(e.at[i + 1], s));
+    }
+    CALM_CUDA_CHECK(cudaEventSynchronize(e.at[count]));
+    for (int i = 0; i < count; ++i) {
+      float ms = 0.0f;
+      CALM_CUDA_CHECK(cudaEventElapsedTime(&ms, e.at[i], e.at[i + 1]));
+      seconds[i] = ms * 1e-3;
+    }
+  }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>
   static int max_threads(Kernel kernel) {

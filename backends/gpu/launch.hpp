@@ -276,6 +276,12 @@ struct exec {
     return gpu::resident_blocks<Warp, Runtime, Body>(max_blocks, threads, scratch_bytes);
   }
   void synchronize() const { Runtime::synchronize(stream); }
+  /// f(i) for i < count (at most 16), each launching through this exec, then one wait: seconds[i]
+  /// receives the device's time for f(i)'s work.
+  template <class F>
+  void seconds_of_each(int count, F&& f, double* seconds) const {
+    Runtime::seconds_of_each(count, stream, f, seconds);
+  }
   /// Device memory for a bulk call's workspace, ordered on the stream.
   void* allocate(std::size_t bytes) const { return bytes ? Runtime::allocate_async(bytes, stream) : nullptr; }
   void release(void* p) const noexcept { Runtime::release_async(p, stream); }

@@ -61,6 +61,33 @@ struct runtime {
   __device__ static void await_prior_launch() {}
   __device__ static void allow_next_launch() {}
   static void synchronize(hipStream_t s) { CALM_HIP_CHECK(hipStreamSynchronize(s)); }
+  /// f(i) for i < count (at most 16), each launching on s; then one wait, and seconds[i] receives the
+  /// device's time from the end of f(i - 1)'s work to the end of f(i)'s (events recorded between them).
+  template <class F>
+  static void seconds_of_each(int count, hipStream_t s, F&& f, double* seconds) {
+    require(count >= 0 && count <= 16, errc::invalid_argument, "seconds_of_each: at most 16 timings");
+    struct events {
+      hipEvent_t at[17] = {};
+      int made = 0;
+      explicit events(int n) {
+        for (; made < n; ++made) CALM_HIP_CHECK(hipEventCreate(&at[made]));
+      }
+      ~events() {
+        for (int i = 0; i < made; ++i) (void)hipEventDestroy(at[i]);
+      }
+    } const e(count + 1);
+    CALM_HIP_CHECK(hipEventRecord(e.at[0], s));
+    for (int i = 0; i < count; ++i) {
+      f(i);
+      CALM_HIP_CHECK(hipEventRecord(e.at[i + 1], s));
+    }
+    CALM_HIP_CHECK(hipEventSynchronize(e.at[count]));
+    for (int i = 0; i < count; ++i) {
+      float ms = 0.0f;
+      CALM_HIP_CHECK(hipEventElapsedTime(&ms, e.at[i], e.at[i + 1]));
+      seconds[i] = ms * 1e-3;
+    }
+  }
   /// The most threads per block this kernel launches with (its registers may allow fewer than 1,024).
   template <class Kernel>
   static int max_threads(Kernel kernel) {

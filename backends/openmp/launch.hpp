@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -154,6 +155,16 @@ struct exec {
     return std::max<index_t>(1, std::min<index_t>(max_blocks, host_threads()));
   }
   void synchronize() const {}
+  /// f(i) for i < count, each timed: seconds[i] receives the seconds f(i) takes (the host runs its
+  /// blocks before it returns).
+  template <class F>
+  void seconds_of_each(int count, F&& f, double* seconds) const {
+    for (int i = 0; i < count; ++i) {
+      auto const start = std::chrono::steady_clock::now();
+      f(i);
+      seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  }
   /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory.
   void* allocate(std::size_t bytes) const { return detail::aligned_buffer(bytes, "a bulk call's workspace").release(); }
   void release(void* p) const noexcept { std::free(p); }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conformance: plans (calm::scatter_plan, calm::histogram_plan) run again and again over new keys of
 // their shape against the sequential reference; runs of another shape rejected before anything is
-// launched; a plan destroyed with its work in flight; on CUDA its repeated runs as one recorded graph.
+// launched; a plan destroyed with its work in flight; on CUDA its repeated runs as one recorded graph;
+// measuring plans (plan_mode::measure).
 #pragma once
 
 #include "../support/bulk_check.hpp"
@@ -35,7 +36,73 @@ void check_plan_rounds(index_t n, index_t bins, bool weighted, int rounds) {
   }
 }
 
+/// A measuring plan (plan_mode::measure) over keys of each kind: its first run times the candidates and
+/// runs the fastest, the next ones run that one; remeasure() measures again at the next run. The table is
+/// checked after every run, with keys outside the table counted once per run (not by the measuring).
+template <class T>
+void check_measured_plan(index_t n, index_t bins, bool weighted) {
+  auto g = rng(7501 + n + bins * 5 + weighted);
+  buffer<std::uint32_t> dk(static_cast<std::size_t>(n));
+  buffer<T> dv(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(bins));
+  buffer<std::uint64_t> skipped(std::vector<std::uint64_t>(1, 0));
+  calm::scatter_options opt;
+  opt.skipped = skipped.data();
+  calm::scatter_plan<calm::plus, std::uint32_t, T, T const*, calm::strategy::automatic, exec> scatter(calm::plus{}, n, bins, calm::plan_mode::measure, opt, exec{});
+  calm::histogram_plan<std::uint32_t, T, calm::strategy::automatic, exec> histogram(n, bins, calm::plan_mode::measure, opt, exec{});
+  CHECK(scatter.mode() == calm::plan_mode::measure);
+  std::uint64_t outside = 0;
+  auto const kinds = all_key_kinds();
+  for (std::size_t r = 0; r < kinds.size(); ++r) {
+    INFO("measured plan, round " << r << ": " << to_string(kinds[r]) << ", n " << n << ", bins " << bins << ", weighted " << weighted);
+    auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), kinds[r], bins, g, true);
+    auto vals = random_operands<calm::plus, T>(static_cast<std::size_t>(n), g);
+    auto const init = random_operands<calm::plus, T>(static_cast<std::size_t>(bins), g);
+    dk.upload(keys);
+    dv.upload(vals);
+    table.upload(init);
+    if (r == 4) weighted ? scatter.remeasure() : histogram.remeasure();
+    calm::measurement const& m = weighted ? scatter.measured() : histogram.measured();
+    bool const measures = r == 0 || r == 4;
+    if (measures) CHECK(m.chosen == calm::strategy::automatic);
+    calm::strategy const before = m.chosen;
+    calm::strategy const ran = weighted ? scatter.run(dk.data(), dv.data(), n, table.data(), bins) : histogram.run(dk.data(), n, table.data(), bins);
+    if (!weighted) std::fill(vals.begin(), vals.end(), T(1));
+    verify_scatter<calm::plus, T>(init, keys, vals, table.download(), "a measured plan's run");
+    for (auto k : keys) outside += k >= static_cast<std::uint32_t>(bins);
+    CHECK(skipped.download()[0] == outside);
+    if (n == 0 || bins == 0) continue;
+    REQUIRE(m.chosen != calm::strategy::automatic);
+    CHECK(ran == m.chosen);
+    if (!measures) CHECK(m.chosen == before);
+    REQUIRE(m.count >= 1);
+    CHECK(m.timed[0].s == m.chosen);
+    for (int i = 0; i < m.count; ++i) {
+      CAPTURE(i, calm::to_string(m.timed[i].s), m.timed[i].items, m.timed[i].seconds);
+      if (m.count > 1) CHECK((m.timed[i].items > 0 && m.timed[i].items <= n && m.timed[i].seconds >= 0.0));
+      if (i > 0 && m.timed[i].items == n && m.timed[0].items == n) CHECK(m.timed[i].seconds >= m.timed[0].seconds);
+      if (i > 0) CHECK(m.timed[i].items <= m.timed[i - 1].items);
+    }
+    if (m.count > 1 && m.timed[1].items == n) CHECK(m.chosen_seconds == m.timed[0].seconds);
+    CHECK(m.seconds >= 0.0);
+  }
+}
+
 }  // namespace calm_test
+
+TEST_CASE("plans: a measuring plan runs the fastest candidate, its table as one call leaves it", "[bulk][plan][measure]") {
+  using namespace calm_test;
+  index_t const n = GENERATE(0, 1001, 40003);
+  index_t const bins = GENERATE(1, 7, 4099, 70001);
+  CAPTURE(name, warp_size());
+  check_measured_plan<float>(n, bins, true);
+  check_measured_plan<std::uint32_t>(n, bins, false);
+}
+
+TEST_CASE("plans: a measuring plan's trial is a prefix of many keys", "[bulk][plan][measure]") {
+  using namespace calm_test;
+  CAPTURE(name, warp_size());
+  check_measured_plan<float>((index_t(1) << 22) + 4099, 70001, true);
+}
 
 TEST_CASE("plans: repeated runs over new keys of the plan's shape", "[bulk][plan]") {
   using namespace calm_test;
@@ -67,10 +134,21 @@ TEST_CASE("plans: another shape or a bad argument throws before launching and le
   REQUIRE_THROWS_AS(too_big.run(dk.data(), vals.data(), 100, table.data(), calm::privatize_capacity<float>(exec{}) + 1), calm::error);
   synchronize();
   require_equal(table.download(), init, "table after rejected runs");
+  calm::scatter_plan<calm::plus, std::uint32_t, float, float const*, calm::strategy::automatic, exec> measuring(calm::plus{}, 100, 16,
+                                                                                                             calm::plan_mode::measure, {}, exec{});
+  REQUIRE_THROWS_AS(measuring.run(dk.data(), vals.data(), 99, table.data(), 16), calm::error);  // nothing measured, nothing written
+  REQUIRE_THROWS_AS(measuring.run(dk.data(), nullptr, 100, table.data(), 16), calm::error);
+  CHECK(measuring.measured().chosen == calm::strategy::automatic);
+  synchronize();
+  require_equal(table.download(), init, "table after rejected runs");
   plan.run(dk.data(), vals.data(), 100, table.data(), 16);  // the plan still runs after its rejected calls
   std::vector<float> want = init;
   want[3] += 100.0f;
   require_equal(table.download(), want, "table after a run");
+  measuring.run(dk.data(), vals.data(), 100, table.data(), 16);
+  CHECK(measuring.measured().chosen != calm::strategy::automatic);
+  want[3] += 100.0f;
+  require_equal(table.download(), want, "table after a measuring run");
 }
 
 TEST_CASE("plans: a plan destroyed with its runs in flight leaves them whole", "[bulk][plan]") {

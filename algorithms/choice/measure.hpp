@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// calm/algorithms/choice/measure.hpp: choosing by timing (a plan's measure mode, as FFTW_MEASURE): the
+// candidates a call compiled, timed on the call's own keys, the fastest kept.
+#pragma once
+
+#include <algorithm>
+
+#include "../../core/config.hpp"
+#include "choose.hpp"
+
+namespace calm {
+
+/// How a plan of strategy::automatic chooses. estimate: the fitted tree (and, where it asks, statistics
+/// sampled from the keys) at every run. measure: the plan's first run, and the first after remeasure(),
+/// times the strategies automatic compiled for the plan's types that can take its table, on that run's
+/// keys into scratch, and every run from then on launches the fastest (no sampling).
+enum class plan_mode { estimate, measure };
+
+/// One strategy timed by a measuring run: its seconds on the first `items` keys, the most it was timed on
+/// (the run's n where it reached the final round).
+struct measured_candidate {
+  strategy s = strategy::automatic;
+  index_t items = 0;
+  double seconds = 0.0;
+};
+
+/// What a measuring run found (scatter_plan::measured).
+struct measurement {
+  strategy chosen = strategy::automatic;  ///< the fastest; automatic: nothing measured (yet)
+  int count = 0;                          ///< candidates timed: timed[0, count), the fastest of the last round first
+  measured_candidate timed[strategy_count];
+  double chosen_seconds = 0;  ///< the winner's seconds on all the keys (a run's cost from then on); 0 where no rival was left to time it so
+  double seconds = 0;         ///< the measuring's whole cost (scratch, rounds, waits), beyond the run it ends in
+};
+
+namespace detail {
+
+/// The rounds of a measuring run over n keys: every candidate left is timed on the first items(r) keys
+/// (the first round also loads its kernels: a first launch can only make a candidate look slower there,
+/// which keeps it longer). From two rounds, a candidate's time on all n keys lies within a range
+/// extrapolated from its last two (the timing noise widened by the distance), and a candidate whose
+/// range lies wholly above another's is dropped; the last round takes the `finalists` of best estimate.
+struct measure_rounds {
+  static constexpr int count = 4;
+  static constexpr int finalists = 3;
+  static constexpr index_t items(int r, index_t n) {
+    index_t const sizes[count] = {index_t(1) << 16, index_t(1) << 18, std::max<index_t>(index_t(1) << 22, n / 16), n};
+    return std::min<index_t>(n, sizes[r]);
+  }
+  /// How far a timing of t seconds may stray from the time of the same work: 1 us and 2%.
+  static constexpr double noise(double t) { return 1e-6 + 0.02 * t; }
+};
+
+/// Where a candidate's time on n keys lies, from its timings t0 on m0 keys and t1 on m1 > m0 (m0 0: one
+/// timing, scaled in proportion): [low, high] and the estimate between.
+struct measured_range {
+  double low, estimate, high;
+  static measured_range of(index_t m0, double t0, index_t m1, double t1, index_t n) {
+    double const rest = static_cast<double>(n - m1);
+    if (m0 == 0) return {t1, t1 * n / m1, t1 * n / m1};
+    double const slope = std::max(0.0, (t1 - t0) / static_cast<double>(m1 - m0));
+    double const spread = (measure_rounds::noise(t0) + measure_rounds::noise(t1)) / static_cast<double>(m1 - m0);
+    // the high bound doubles the slope: the rounds reread keys from cache where a whole run reads memory
+    return {t1 + std::max(0.0, slope - spread) * rest, t1 + slope * rest, t1 + (2.0 * slope + spread) * rest};
+  }
+};
+
+/// Times the strategies of `candidates` (bits, those that can take the call) in rounds of more keys
+/// (measure_rounds) and returns the fastest on all n keys (measurement::seconds left to the caller).
+/// time(strategies, count, items, seconds) launches each of strategies[0, count) over the first `items`
+/// keys into scratch and writes their device seconds.
+template <class Time>
+measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
+  measurement m;
+  strategy live[strategy_count];
+  double seconds[strategy_count];
+  index_t before_items[strategy_count] = {};  // each candidate's round before its last (0: none)
+  double before_seconds[strategy_count] = {};
+  for (int i = 0; i < strategy_count; ++i)
+    if (reaches(candidates, static_cast<strategy>(i))) m.timed[m.count++].s = static_cast<strategy>(i);
+  int left = m.count;
+  for (int r = 0; r < measure_rounds::count && left > 1; ++r) {
+    index_t const items = measure_rounds::items(r, n);
+    if (r > 0 && items == measure_rounds::items(r - 1, n)) continue;
+    for (int i = 0; i < left; ++i) live[i] = m.timed[i].s;
+    if (r == 0 && items == n) time(live, left, items, seconds);  // one round only: its kernels loaded first, untimed
+    time(live, left, items, seconds);
+    measured_range range[strategy_count];
+    double best_high = 0.0;
+    for (int i = 0; i < left; ++i) {  // m.timed[0, left) are the live candidates, in the order of `live`
+      int const c = static_cast<int>(m.timed[i].s);
+      if (r > 0) before_items[c] = m.timed[i].items, before_seconds[c] = m.timed[i].seconds;
+      m.timed[i].items = items, m.timed[i].seconds = seconds[i];
+      range[c] = measured_range::of(before_items[c], before_seconds[c], items, seconds[i], n);
+      best_high = i == 0 ? range[c].high : std::min(best_high, range[c].high);
+    }
+    auto const by_estimate = [&](measured_candidate const& a, measured_candidate const& b) {
+      return items == n ? a.seconds < b.seconds : range[static_cast<int>(a.s)].estimate < range[static_cast<int>(b.s)].estimate;
+    };
+    std::sort(m.timed, m.timed + left, by_estimate);
+    if (items == n) break;
+    // those whose range reaches below the lowest high bound go on; to the last round the finalists of best estimate
+    auto const reaches_best = [&](measured_candidate const& c) { return range[static_cast<int>(c.s)].low <= best_high; };
+    int const going_on = static_cast<int>(std::stable_partition(m.timed, m.timed + left, reaches_best) - m.timed);
+    left = std::min(going_on, measure_rounds::items(r + 1, n) == n ? measure_rounds::finalists : left);
+  }
+  m.chosen = m.timed[0].s;
+  m.chosen_seconds = m.timed[0].items == n ? m.timed[0].seconds : 0.0;
+  return m;
+}
+
+}  // namespace detail
+}  // namespace calm

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Key families for judging the automatic choice on data unlike its training (CALM_BULK_SET=fresh): where keys
+// come from in programs. No fit and no tuning step may read their results; they are for final evaluations.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace calm_bench {
+
+/// The fresh families, each a line of what it models:
+///   voxel      particles of a drifting cloud binned into the voxels of a cube (x-major), in the order they move
+///   edges      the destinations of a power-law graph's edges in source order: hubs scattered over the table
+///   hashed     hashed identifiers (a multiplicative hash of ids drawn log-uniformly) in bursts of repeats
+///   timeseries a quantized slowly drifting signal: long runs of equal and neighbouring keys
+///   tokens     token ids: frequent tokens have low ids (Zipf), a tenth repeat one of the last 32 tokens
+///   mixture    a stream that changes family every 2^16 keys: uniform, one hot key, an ascending range, 16 keys
+///   fewspread  64 distinct keys spread evenly over the table, uniformly mixed
+inline std::vector<std::string> const& fresh_families() {
+  static std::vector<std::string> const names = {"voxel", "edges", "hashed", "timeseries", "tokens", "mixture", "fewspread"};
+  return names;
+}
+
+inline bool is_fresh_family(std::string const& name) {
+  auto const& f = fresh_families();
+  return std::find(f.begin(), f.end(), name) != f.end();
+}
+
+/// n keys of the fresh family `name` below `bins`, from the random stream next() (splitmix64's).
+template <class Next>
+std::vector<std::uint32_t> fresh_keys(std::size_t n, std::uint32_t bins, std::string const& name, Next&& next) {
+  auto unit = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
+  auto log_uniform = [&](double top) { return static_cast<std::uint64_t>(std::pow(top, unit())) - 1; };  // P(r) ~ 1 / (r + 1)
+  auto spread = [&](std::uint64_t r) { return static_cast<std::uint32_t>((r * 0x9E3779B97F4A7C15ull >> 17) % bins); };
+  std::vector<std::uint32_t> k(n);
+  if (name == "voxel") {
+    auto const side = static_cast<std::uint32_t>(std::max(1.0, std::floor(std::cbrt(static_cast<double>(bins)) + 1e-9)));
+    double p[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 4096 == 0)
+        for (double& c : p) c = unit() * side;
+      std::uint32_t v[3];
+      for (int d = 0; d < 3; ++d) {
+        p[d] = std::fmod(p[d] + (unit() - 0.5) * 0.7 + side, static_cast<double>(side));
+        v[d] = std::min(side - 1, static_cast<std::uint32_t>(p[d]));
+      }
+      k[i] = ((v[0] * side + v[1]) * side + v[2]) % bins;
+    }
+  } else if (name == "edges") {
+    for (auto& x : k) x = spread(log_uniform(static_cast<double>(bins) + 1.0));
+  } else if (name == "hashed") {
+    std::uint32_t id = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == 0 || unit() < 1.0 / 3.0) id = spread(log_uniform(1e7) * 2654435761u + 12345u);
+      k[i] = id;
+    }
+  } else if (name == "timeseries") {
+    double x = bins / 2.0, sigma = bins / 2048.0 + 0.1;
+    for (auto& v : k) {
+      x += (unit() + unit() + unit() - 1.5) * 2.0 * sigma;
+      if (x < 0) x = -x;
+      if (x >= bins) x = 2.0 * bins - x - 1e-9;
+      v = std::min(bins - 1, static_cast<std::uint32_t>(std::max(0.0, x)));
+    }
+  } else if (name == "tokens") {
+    for (std::size_t i = 0; i < n; ++i)
+      k[i] = i >= 32 && unit() < 0.1 ? k[i - 1 - next() % 32] : static_cast<std::uint32_t>(log_uniform(static_cast<double>(bins) + 1.0) % bins);
+  } else if (name == "mixture") {
+    int kind = 0;
+    std::uint32_t base = 0, hot = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 65536 == 0) kind = static_cast<int>(next() % 4), base = static_cast<std::uint32_t>(next() % bins), hot = base;
+      std::uint64_t const r = next();
+      switch (kind) {
+        case 0: k[i] = static_cast<std::uint32_t>(r % bins); break;
+        case 1: k[i] = (r & 1) ? hot : static_cast<std::uint32_t>(r % bins); break;
+        case 2: k[i] = static_cast<std::uint32_t>((base + (i % 65536) * static_cast<std::uint64_t>(bins) / 262144) % bins); break;
+        default: k[i] = static_cast<std::uint32_t>((base + (r % 16) * 977) % bins); break;
+      }
+    }
+  } else {  // fewspread
+    std::uint32_t const stride = std::max(1u, bins / 64);
+    for (auto& x : k) x = static_cast<std::uint32_t>((next() % 64) * stride % bins);
+  }
+  return k;
+}
+
+}  // namespace calm_bench
