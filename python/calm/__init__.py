@@ -113,15 +113,19 @@ class Plan:
     reduce: "count" (out[k] += 1 for each key k), or "sum", "max", "min" of values into out[k]. Keys
     outside [0, len(out)) are skipped. A run updates out in place, on the current stream of the plan's
     arrays (no wait), and returns out. Arrays of another shape, dtype or device raise before anything runs.
+    mode: "estimate" (calm's fitted choice at every run) or "measure" (the first run times the strategies
+    on its keys, waits for them, and keeps the fastest; `measured` then says what it timed and its cost).
 
         plan = calm.Plan(keys, hist)              # hist: int64 zeros of 256
         for batch in batches: plan(batch, hist)   # every batch of the same length as keys
     """
 
-    def __init__(self, keys, out, values=None, reduce="count"):
+    def __init__(self, keys, out, values=None, reduce="count", mode="estimate"):
         self._lib = _Lib(out)
         if reduce != "count" and reduce not in _REDUCTIONS:
             raise ValueError(f'calm: reduce must be "count", "sum", "max" or "min", not "{reduce}"')
+        if mode not in ("estimate", "measure"):
+            raise ValueError(f'calm: mode must be "estimate" or "measure", not "{mode}"')
         if (reduce == "count") != (values is None):
             raise ValueError('calm: values are given exactly where reduce is not "count"')
         if len(out.shape) != 1:
@@ -138,9 +142,15 @@ class Plan:
             self._wide = (out.shape[0], str(out.dtype), getattr(out, "device", None))
             table = "int32"
         self._plan = _calm.Plan("sum" if self._counts else reduce, self._lib.dtype_name(keys), table, self._counts,
-                                keys.shape[0], out.shape[0], self._stream)
+                                keys.shape[0], out.shape[0], self._stream, mode == "measure")
         self.strategy = None
         """The strategy the last run launched ("automatic" where the device chose), None before a run."""
+
+    @property
+    def measured(self):
+        """What a measuring plan's first run timed, as a dict: "chosen" (the strategy kept), "seconds" (what the
+        measuring cost), "chosen_seconds" (a run of the chosen one), "timed" ([(strategy, keys, seconds)]); None before."""
+        return self._plan.measured()
 
     def __call__(self, keys, out, values=None):
         lib = self._lib

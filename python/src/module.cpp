@@ -55,7 +55,8 @@ reduction reduction_named(std::string const& s) {
 /// A plan as Python holds it: its shape, the device it was made on, and the plan.
 class python_plan {
  public:
-  python_plan(std::string const& op, std::string const& key, std::string const& table, bool counts, std::int64_t n, std::int64_t bins, std::uintptr_t stream) {
+  python_plan(std::string const& op, std::string const& key, std::string const& table, bool counts, std::int64_t n, std::int64_t bins, std::uintptr_t stream,
+              bool measure) {
     spec_.op = reduction_named(op);
     spec_.key = dtype_named(key);
     spec_.table = dtype_named(table);
@@ -63,6 +64,7 @@ class python_plan {
     spec_.n = n;
     spec_.bins = bins;
     spec_.stream = stream;
+    spec_.measure = measure;
     if (spec_.key != dtype::int32 && spec_.key != dtype::int64) throw py::type_error("calm: keys must be int32 or int64, not " + key);
     if (counts && spec_.op != reduction::sum) throw py::value_error("calm: a histogram sums its counts");
     device_ = current_device();
@@ -101,6 +103,20 @@ class python_plan {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
   }
 
+  /// The plan's measuring as a dict (chosen, seconds, chosen_seconds, timed: [(strategy, keys, seconds)]), or None.
+  py::object measured() const {
+    calm::measurement const m = plan_->measured();
+    if (m.chosen == calm::strategy::automatic) return py::none();
+    py::list timed;
+    for (int i = 0; i < m.count; ++i) timed.append(py::make_tuple(calm::to_string(m.timed[i].s), m.timed[i].items, m.timed[i].seconds));
+    py::dict d;
+    d["chosen"] = calm::to_string(m.chosen);
+    d["seconds"] = m.seconds;
+    d["chosen_seconds"] = m.chosen_seconds;
+    d["timed"] = timed;
+    return d;
+  }
+
  private:
   array_view checked(py::capsule const& c, char const* what, dtype type, std::int64_t length) const {
     std::string const who = std::string("calm: ") + what;
@@ -136,8 +152,10 @@ PYBIND11_MODULE(_calm, m) {
     }
   });
   py::class_<python_plan>(m, "Plan")
-      .def(py::init<std::string const&, std::string const&, std::string const&, bool, std::int64_t, std::int64_t, std::uintptr_t>(), py::arg("op"),
-           py::arg("key_dtype"), py::arg("table_dtype"), py::arg("counts"), py::arg("n"), py::arg("bins"), py::arg("stream") = 0)
+      .def(py::init<std::string const&, std::string const&, std::string const&, bool, std::int64_t, std::int64_t, std::uintptr_t, bool>(), py::arg("op"),
+           py::arg("key_dtype"), py::arg("table_dtype"), py::arg("counts"), py::arg("n"), py::arg("bins"), py::arg("stream") = 0,
+           py::arg("measure") = false)
+      .def("measured", &python_plan::measured, "What the plan's measuring found (a dict), or None before it measured.")
       .def("run", &python_plan::run, py::arg("keys"), py::arg("values"), py::arg("out"), py::arg("wait") = false,
            "Updates out in place from keys (and values) on the plan's stream; returns the strategy that ran "
            "(\"automatic\" where the device chose and wait is False).")

@@ -23,6 +23,7 @@ struct plan_spec {
   bool counts = false;  ///< a histogram (+1 per key, no values)
   std::int64_t n = 0, bins = 0;
   std::uintptr_t stream = 0;
+  bool measure = false;  ///< calm::plan_mode::measure: the first run times the candidates
 };
 
 /// A plan of any compiled shape: run reads keys (and values) and updates the table in place.
@@ -32,6 +33,8 @@ class erased_plan {
   /// Runs on the plan's stream; wait: until the table is final. Returns the strategy's name
   /// ("automatic" where the device chose and the run did not wait).
   virtual std::string run(void const* keys, void const* values, void* table, bool wait) = 0;
+  /// What the plan's measuring found (chosen automatic: nothing measured).
+  virtual calm::measurement measured() const = 0;
 };
 
 /// The build's execution policy on `stream` (ignored on the host).
@@ -53,7 +56,7 @@ int current_device();
 template <class Op, class K, class T, class Values>
 class typed_plan final : public erased_plan {
  public:
-  typed_plan(plan_spec const& s) : plan_(Op{}, s.n, s.bins, calm::scatter_options{}, exec_on(s.stream)) {}
+  typed_plan(plan_spec const& s) : plan_(made(s)) {}
   std::string run(void const* keys, void const* values, void* table, bool wait) override {
     auto const* k = static_cast<K const*>(keys);
     T* t = static_cast<T*>(table);
@@ -61,14 +64,20 @@ class typed_plan final : public erased_plan {
     index_t const n = plan_.items(), bins = plan_.bins();
     return calm::to_string(wait ? plan_.run(k, v, n, t, bins) : plan_.run_async(k, v, n, t, bins));
   }
+  calm::measurement measured() const override { return plan_.measured(); }
 
  private:
   using index_t = calm::index_t;
+  using plan = calm::scatter_plan<Op, K, T, Values>;
+  static plan made(plan_spec const& s) {
+    if (s.measure) return plan(Op{}, s.n, s.bins, calm::plan_mode::measure, calm::scatter_options{}, exec_on(s.stream));
+    return plan(Op{}, s.n, s.bins, calm::scatter_options{}, exec_on(s.stream));
+  }
   static Values make_values(void const* values) {
     if constexpr (std::is_same<Values, T const*>::value) return static_cast<T const*>(values);
     else return calm::constant(T(1));
   }
-  calm::scatter_plan<Op, K, T, Values> plan_;
+  plan plan_;
 };
 
 /// The plans whose table holds T (one translation unit each: plans_<T>.cpp).

@@ -176,6 +176,38 @@ def test_plan_runs_again_and_rejects_other_shapes(lib):
     np.testing.assert_array_equal(to_numpy(hist), before)
 
 
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("reduce", ["count", "sum", "max"])
+def test_measuring_plan_matches_the_reference_and_says_what_it_timed(lib, reduce):
+    rng = rng_for("measure" + reduce, lib)
+    n, bins = 50000, 3000
+    values = None if reduce == "count" else rng.standard_normal(n)
+    init = np.zeros(bins) if reduce != "max" else np.full(bins, -np.inf)
+    out = to_lib(lib, init.astype(np.int64 if reduce == "count" else np.float64))
+    example = to_lib(lib, np.zeros(n, np.int64))
+    plan = calm.Plan(example, out, None if values is None else to_lib(lib, values), reduce, mode="measure")
+    assert plan.measured is None
+    want = init.copy()
+    for r in range(2):
+        keys = (rng.zipf(1.5, n) - 1) % (bins + 10)  # a few keys outside the table
+        plan(to_lib(lib, keys), out, None if values is None else to_lib(lib, values))
+        inside = keys < bins
+        if reduce == "count":
+            want += np.bincount(keys[inside], minlength=bins)
+        elif reduce == "sum":
+            np.add.at(want, keys[inside], values[inside])
+        else:
+            np.maximum.at(want, keys[inside], values[inside])
+        np.testing.assert_allclose(to_numpy(out), want, rtol=1e-12, atol=1e-9)
+        m = plan.measured
+        assert m is not None and m["chosen"] == plan.strategy
+        assert m["seconds"] >= 0 and len(m["timed"]) >= 1
+        if len(m["timed"]) > 1:
+            assert m["timed"][0][0] == m["chosen"] and all(t[1] > 0 and t[2] >= 0 for t in m["timed"])
+    with pytest.raises(ValueError, match="mode"):
+        calm.Plan(example, out, None if values is None else to_lib(lib, values), reduce, mode="fast")
+
+
 def test_bad_arguments_raise_clear_errors():
     with pytest.raises(TypeError, match="integers"):
         calm.histogram(np.zeros(3, np.float32), 4)
