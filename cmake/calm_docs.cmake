@@ -25,7 +25,7 @@ if(CALM_DOCS)
     set(DOXYGEN_QUIET YES)
     set(DOXYGEN_MACRO_EXPANSION YES)
     set(DOXYGEN_PREDEFINED "CALM_HD=" "CALM_BACKEND_OPENMP=1")
-    doxygen_add_docs(docs calm.hpp kokkos.hpp core algorithms backends/kokkos README.md
+    doxygen_add_docs(docs calm.hpp kokkos.hpp mpi.hpp core algorithms backends/kokkos backends/mpi README.md
                      WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}" COMMENT "calm: API docs (Doxygen) into ${PROJECT_BINARY_DIR}/docs")
   endif()
 endif()

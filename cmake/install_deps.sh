@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install the Debian packages calm's builds need, only those missing. Usage:
-#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot] [threads] [docs]
+#   cmake/install_deps.sh [base] [test] [perf] [hip] [kokkos] [python] [plot] [threads] [docs] [mpi]
 # base: cmake, a C++ compiler, ninja; test: Catch2; perf: Google Benchmark; hip: hipcc + clang-15 +
 # ROCm headers, device libraries and rocPRIM (the HIP peer of the perf suite); kokkos: Debian's Kokkos (Serial); python: pybind11, numpy, pytest and torch (CPU) for the Python module; plot: matplotlib (perf/plot.py);
-# threads: clang-15 and LLVM's libomp (the ThreadSanitizer build: CALM_TSAN); docs: Doxygen (the docs target).
+# threads: clang-15 and LLVM's libomp (the ThreadSanitizer build: CALM_TSAN); docs: Doxygen (the docs target);
+# mpi: OpenMPI (calm/mpi.hpp: calm::mpi, its tests under mpirun and calm_bench_mpi).
 # Runs apt-get as root (or sudo).
 set -euo pipefail
 
@@ -18,6 +19,7 @@ declare -A groups=(
   [plot]="python3-matplotlib"
   [threads]="clang-15 libomp-15-dev"
   [docs]="doxygen"
+  [mpi]="libopenmpi-dev openmpi-bin"
 )
 [ $# -eq 0 ] && set -- base test perf
 want=()

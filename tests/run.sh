@@ -3,7 +3,8 @@
 # The test command (README.md, and what .ci/run calls). On a fresh Debian machine it installs what is
 # missing, then:
 #   1. host (OpenMP) build: the conformance suite for W = 64 (the warp layer also for W = 8 and 16),
-#      the host-only tests, the Kokkos tests (Debian's Kokkos, Serial), the install + find_package test,
+#      the host-only tests, the MPI tables' tests (mpirun, 2 and 3 ranks), the Kokkos tests (Debian's
+#      Kokkos, Serial), the install + find_package test,
 #      the Python package's tests (pytest, numpy and torch CPU arrays), the perf suite compiled
 #      without optimization (a compile-check: perf/run.sh builds its own), and the API docs (Doxygen);
 #   2. the conformance suite for W = 32 under AddressSanitizer and UndefinedBehaviorSanitizer (-Og, line
@@ -27,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
 jobs=${CALM_JOBS:-$(nproc)}
-bash cmake/install_deps.sh base test perf hip kokkos python threads docs
+bash cmake/install_deps.sh base test perf hip kokkos python threads docs mpi
 # the Python that has Debian's numpy and torch (a PATH python3 of pyenv or a venv may lack them)
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)

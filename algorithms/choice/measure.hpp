@@ -19,16 +19,16 @@ enum class plan_mode { estimate, measure };
 /// One strategy timed by a measuring run: its seconds on the first `items` keys, the most it was timed on
 /// (the run's n where it reached the final round).
 struct measured_candidate {
-  strategy s = strategy::automatic;
-  index_t items = 0;
-  double seconds = 0.0;
+  strategy s = strategy::automatic;  ///< the strategy
+  index_t items = 0;                 ///< the keys of its last round
+  double seconds = 0.0;              ///< its device seconds on them
 };
 
 /// What a measuring run found (scatter_plan::measured).
 struct measurement {
   strategy chosen = strategy::automatic;  ///< the fastest; automatic: nothing measured (yet)
   int count = 0;                          ///< candidates timed: timed[0, count), the fastest of the last round first
-  measured_candidate timed[strategy_count];
+  measured_candidate timed[strategy_count];  ///< the candidates, the chosen one first
   double chosen_seconds = 0;  ///< the winner's seconds on all the keys (a run's cost from then on); 0 where no rival was left to time it so
   double seconds = 0;         ///< the measuring's whole cost (scratch, rounds, waits), beyond the run it ends in
 };
