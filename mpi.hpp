@@ -6,7 +6,8 @@
 //   calm::mpi::scatter_partitioned: each rank holds its part of the table (calm::mpi::block_owner or
 //     cyclic_owner, or a map of your own); updates are combined on their rank, sent to their owners
 //     (MPI_Alltoallv) and scattered there.
-// The ranks' arguments and shapes are compared collectively first: an error on one rank is an error on all.
+// Both take raw arrays or Kokkos views (any contiguous one-dimensional view) of host memory. The ranks'
+// arguments and shapes are compared collectively first: an error on one rank is an error on all.
 //
 //   #include <calm/mpi.hpp>
 //   calm::mpi::scatter_replicated(MPI_COMM_WORLD, calm::plus{}, keys, weights, n, table, bins);
@@ -15,3 +16,4 @@
 #include "calm.hpp"
 #include "backends/mpi/partitioned.hpp"
 #include "backends/mpi/tables.hpp"
+#include "backends/mpi/views.hpp"

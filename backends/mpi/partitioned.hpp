@@ -74,25 +74,10 @@ outgoing<T> group_by_owner(std::vector<std::int64_t> const& keys, std::vector<T>
   return out;
 }
 
-}  // namespace detail
-
-/// table[keys[i]] = op(table[keys[i]], values[i]) for the keys of every rank of comm, into a table of
-/// `bins` entries partitioned among the ranks by `owner` (block_owner by default): this rank holds
-/// `part`, its owner.size(rank) entries. Each rank combines its own updates (where a dense table of
-/// `bins` entries costs no more than its keys: one update per entry touched), sends each to its
-/// entry's owner (MPI_Alltoallv) and scatters what it receives into `part` with calm::scatter<S>.
-/// The owner map is made with the table's bins and the communicator's size. Ops: plus, max, min and
-/// the bit operations; host memory. Every rank calls it (n may be 0); the ranks must agree on bins,
-/// op, T and the owner map: a bad argument or a disagreement on any rank throws calm::error on every
-/// rank before anything is exchanged, the parts unchanged. opt.skipped counts this rank's keys outside
-/// the table; opt.overwrite sets `part` to the op's identity first; opt.order is not taken.
-/// Returns what this rank moved.
-///
-///   calm::mpi::block_owner const owner{bins, ranks};
-///   std::vector<float> part(owner.size(rank));
-///   calm::mpi::scatter_partitioned(MPI_COMM_WORLD, calm::plus{}, my_keys, my_weights, my_n, part.data(), bins);
-template <strategy S = strategy::automatic, class Owner = block_owner, class Op, class K, class Values, class T>
-exchange_report scatter_partitioned(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T* part, index_t bins, scatter_options const& opt = {}) {
+/// scatter_partitioned, with `rejected`: why the caller rejected this rank's arguments already (empty: it did not).
+template <strategy S, class Owner, class Op, class K, class Values, class T>
+exchange_report partitioned(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T* part, index_t bins, scatter_options const& opt,
+                            std::string const& rejected) {
   static_assert(default_exec::family == device_family::host, "calm::mpi: tables in host memory (the host backend)");
   char const* const who = "calm::mpi::scatter_partitioned";
   int const ranks = detail::size_of(comm), me = detail::rank_of(comm);
@@ -101,6 +86,7 @@ exchange_report scatter_partitioned(MPI_Comm comm, Op op, K const* keys, Values 
   std::int64_t const fields[6] = {bins, detail::op_number<Op>(), sizeof(T), std::is_floating_point<T>::value, 2, Owner::id};
   std::copy(fields, fields + 6, a.fields);
   detail::record_verdict(a, [&] {
+    require(rejected.empty(), errc::invalid_argument, [&] { return std::string(who) + ": " + rejected; });
     calm::detail::check_scatter_sizes(who, n, bins);
     calm::detail::check_scatter_arguments(who, n, keys, values, part, owner.size(me));
     require(opt.order == nullptr, errc::invalid_argument, [&] { return std::string(who) + ": opt.order is not taken by a partitioned table"; });
@@ -133,6 +119,28 @@ exchange_report scatter_partitioned(MPI_Comm comm, Op op, K const* keys, Values 
   report.received = received - in_count[static_cast<std::size_t>(me)];
   report.bytes_sent = report.sent * static_cast<std::int64_t>(sizeof(std::int64_t) + sizeof(T));
   return report;
+}
+
+}  // namespace detail
+
+/// table[keys[i]] = op(table[keys[i]], values[i]) for the keys of every rank of comm, into a table of
+/// `bins` entries partitioned among the ranks by `owner` (block_owner by default): this rank holds
+/// `part`, its owner.size(rank) entries. Each rank combines its own updates (where a dense table of
+/// `bins` entries costs no more than its keys: one update per entry touched), sends each to its
+/// entry's owner (MPI_Alltoallv) and scatters what it receives into `part` with calm::scatter<S>.
+/// The owner map is made with the table's bins and the communicator's size. Ops: plus, max, min and
+/// the bit operations; host memory. Every rank calls it (n may be 0); the ranks must agree on bins,
+/// op, T and the owner map: a bad argument or a disagreement on any rank throws calm::error on every
+/// rank before anything is exchanged, the parts unchanged. opt.skipped counts this rank's keys outside
+/// the table; opt.overwrite sets `part` to the op's identity first; opt.order is not taken.
+/// Returns what this rank moved.
+///
+///   calm::mpi::block_owner const owner{bins, ranks};
+///   std::vector<float> part(owner.size(rank));
+///   calm::mpi::scatter_partitioned(MPI_COMM_WORLD, calm::plus{}, my_keys, my_weights, my_n, part.data(), bins);
+template <strategy S = strategy::automatic, class Owner = block_owner, class Op, class K, class Values, class T>
+exchange_report scatter_partitioned(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T* part, index_t bins, scatter_options const& opt = {}) {
+  return detail::partitioned<S, Owner>(comm, op, keys, values, n, part, bins, opt, std::string());
 }
 
 }  // namespace mpi

@@ -90,6 +90,36 @@ void reduce_in_place(MPI_Comm comm, T* data, index_t count, MPI_Op op, int root)
   }
 }
 
+/// scatter_replicated, with `rejected`: why the caller rejected this rank's arguments already (empty: it did not).
+template <strategy S, class Op, class K, class Values, class T>
+void replicated(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, scatter_options const& opt, int root,
+                std::string const& rejected) {
+  static_assert(default_exec::family == device_family::host, "calm::mpi: tables in host memory (the host backend)");
+  char const* const who = "calm::mpi::scatter_replicated";
+  int const ranks = size_of(comm);
+  agreement a;
+  std::int64_t const fields[6] = {bins, op_number<Op>(), sizeof(T), std::is_floating_point<T>::value, 1, root};
+  std::copy(fields, fields + 6, a.fields);
+  record_verdict(a, [&] {
+    require(rejected.empty(), errc::invalid_argument, [&] { return std::string(who) + ": " + rejected; });
+    calm::detail::check_scatter_sizes(who, n, bins);
+    calm::detail::check_scatter_arguments(who, n, keys, values, table, bins);
+    require(root == all_ranks || (root >= 0 && root < ranks), errc::invalid_argument, [&] { return std::string(who) + ": no rank " + std::to_string(root); });
+  });
+  require_agreement(comm, who, a);
+  if (opt.overwrite && root == all_ranks) {  // every table receives the reduction alone: no second table
+    scatter<S>(op, keys, values, n, table, bins, opt, default_exec{});
+    reduce_in_place(comm, table, bins, reduction<Op>(), root);
+    return;
+  }
+  std::vector<T> part(static_cast<std::size_t>(bins), Op::template identity<T>());
+  scatter_options local = opt;
+  local.overwrite = false;
+  scatter<S>(op, keys, values, n, part.data(), bins, local, default_exec{});
+  reduce_in_place(comm, part.data(), bins, reduction<Op>(), root);
+  if (root == all_ranks || rank_of(comm) == root) combine_into(op, table, part.data(), bins, opt.overwrite);
+}
+
 }  // namespace detail
 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for the keys of every rank of comm, into a table of
@@ -106,29 +136,7 @@ void reduce_in_place(MPI_Comm comm, T* data, index_t count, MPI_Op op, int root)
 template <strategy S = strategy::automatic, class Op, class K, class Values, class T>
 void scatter_replicated(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T* table, index_t bins, scatter_options const& opt = {},
                         int root = all_ranks) {
-  static_assert(default_exec::family == device_family::host, "calm::mpi: tables in host memory (the host backend)");
-  char const* const who = "calm::mpi::scatter_replicated";
-  int const ranks = detail::size_of(comm);
-  detail::agreement a;
-  std::int64_t const fields[6] = {bins, detail::op_number<Op>(), sizeof(T), std::is_floating_point<T>::value, 1, root};
-  std::copy(fields, fields + 6, a.fields);
-  detail::record_verdict(a, [&] {
-    calm::detail::check_scatter_sizes(who, n, bins);
-    calm::detail::check_scatter_arguments(who, n, keys, values, table, bins);
-    require(root == all_ranks || (root >= 0 && root < ranks), errc::invalid_argument, [&] { return std::string(who) + ": no rank " + std::to_string(root); });
-  });
-  detail::require_agreement(comm, who, a);
-  if (opt.overwrite && root == all_ranks) {  // every table receives the reduction alone: no second table
-    scatter<S>(op, keys, values, n, table, bins, opt, default_exec{});
-    detail::reduce_in_place(comm, table, bins, detail::reduction<Op>(), root);
-    return;
-  }
-  std::vector<T> part(static_cast<std::size_t>(bins), Op::template identity<T>());
-  scatter_options local = opt;
-  local.overwrite = false;
-  scatter<S>(op, keys, values, n, part.data(), bins, local, default_exec{});
-  detail::reduce_in_place(comm, part.data(), bins, detail::reduction<Op>(), root);
-  if (root == all_ranks || detail::rank_of(comm) == root) detail::combine_into(op, table, part.data(), bins, opt.overwrite);
+  detail::replicated<S>(comm, op, keys, values, n, table, bins, opt, root, std::string());
 }
 
 }  // namespace mpi

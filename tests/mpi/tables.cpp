@@ -8,6 +8,9 @@
 #include <calm/mpi.hpp>
 
 #include <mpi.h>
+#if defined(CALM_MPI_TEST_KOKKOS)
+#include <Kokkos_Core.hpp>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -221,9 +224,60 @@ TEST_CASE("mpi: a bad argument or a disagreement on one rank is an error on ever
   CHECK(table[2] == 3.0f + 10.0f * static_cast<float>(p));
 }
 
+/// A contiguous or strided one-dimensional view of a vector, with Kokkos::View's members calm::mpi reads.
+template <class T>
+struct strided_view {
+  std::vector<T>* v;
+  std::size_t stride = 1;
+  T* data() const { return v->data(); }
+  std::size_t extent(int) const { return v->size() / stride; }
+  bool span_is_contiguous() const { return stride == 1; }
+};
+
+TEST_CASE("mpi: views of keys, values and tables, and a view that is not contiguous an error on every rank", "[mpi]") {
+  int const me = rank_of(), p = ranks();
+  std::vector<std::int32_t> keys(1000);
+  std::vector<double> values(1000, 0.5), table(64, 0.0), copy;
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<std::int32_t>((i * 7 + static_cast<std::size_t>(me)) % 64);
+  calm::mpi::scatter_replicated(MPI_COMM_WORLD, calm::plus{}, strided_view<std::int32_t>{&keys}, strided_view<double>{&values}, strided_view<double>{&table});
+  double total = 0;
+  for (double x : table) total += x;
+  CHECK(total == 500.0 * p);
+  copy = table;
+  REQUIRE_THROWS_AS(calm::mpi::scatter_replicated(MPI_COMM_WORLD, calm::plus{}, strided_view<std::int32_t>{&keys, me == 0 ? 2u : 1u},
+                                                  calm::constant(1.0), strided_view<double>{&table}),
+                    calm::error);
+  CHECK(table == copy);
+  calm::mpi::cyclic_owner const owner{64, p};
+  std::vector<double> part(static_cast<std::size_t>(owner.size(me)), 0.0);
+  calm::mpi::scatter_partitioned<calm::strategy::automatic, calm::mpi::cyclic_owner>(MPI_COMM_WORLD, calm::plus{}, strided_view<std::int32_t>{&keys},
+                                                                                     calm::constant(2.0), strided_view<double>{&part}, 64);
+  double mine = 0, all = 0;
+  for (double x : part) mine += x;
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(all == 2000.0 * p);
+  std::vector<double> wrong(part.size() + 1);  // a part of another size than the owner map gives
+  REQUIRE_THROWS_AS(calm::mpi::scatter_partitioned(MPI_COMM_WORLD, calm::plus{}, strided_view<std::int32_t>{&keys}, calm::constant(2.0),
+                                                   strided_view<double>{me == p - 1 ? &wrong : &part}, 64),
+                    calm::error);
+#if defined(CALM_MPI_TEST_KOKKOS)
+  Kokkos::View<std::int64_t*, Kokkos::HostSpace> kk("keys", 500);
+  Kokkos::View<float*, Kokkos::HostSpace> kt("table", 10);
+  for (int i = 0; i < 500; ++i) kk(i) = (i + me) % 10;
+  calm::mpi::scatter_replicated(MPI_COMM_WORLD, calm::max{}, kk, calm::constant(3.0f), kt);
+  for (int b = 0; b < 10; ++b) CHECK(kt(b) == 3.0f);
+#endif
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+#if defined(CALM_MPI_TEST_KOKKOS)
+  Kokkos::initialize(argc, argv);
+#endif
   int const result = Catch::Session().run(argc, argv);
+#if defined(CALM_MPI_TEST_KOKKOS)
+  Kokkos::finalize();
+#endif
   int worst = 0;
   MPI_Allreduce(&result, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
