@@ -33,11 +33,12 @@ void local_updates(Op op, K const* keys, Values values, index_t n, index_t bins,
   default_exec const ex{};
   scatter_options counted;
   counted.skipped = skipped;
-  if (n > 0 && bins > 0 && bins <= 2 * n + 65536) {
+  bool const fits = !is_block_local(S) || bins <= privatize_capacity<T>(ex);  // a forced block-local strategy takes it
+  if (n > 0 && bins > 0 && bins <= 2 * n + 65536 && fits) {
     std::vector<T> dense(static_cast<std::size_t>(bins), Op::template identity<T>());
     std::vector<std::uint32_t> touched(static_cast<std::size_t>(bins), 0u);
     scatter<S>(op, keys, values, n, dense.data(), bins, counted, ex);
-    scatter<strategy::automatic>(bit_or{}, keys, constant(1u), n, touched.data(), bins, scatter_options{}, ex);
+    scatter<S>(bit_or{}, keys, constant(1u), n, touched.data(), bins, scatter_options{}, ex);
     for (index_t k = 0; k < bins; ++k)
       if (touched[static_cast<std::size_t>(k)]) key_out.push_back(k), value_out.push_back(dense[static_cast<std::size_t>(k)]);
     return;
@@ -90,6 +91,8 @@ exchange_report partitioned(MPI_Comm comm, Op op, K const* keys, Values values, 
     calm::detail::check_scatter_sizes(who, n, bins);
     calm::detail::check_scatter_arguments(who, n, keys, values, part, owner.size(me));
     require(opt.order == nullptr, errc::invalid_argument, [&] { return std::string(who) + ": opt.order is not taken by a partitioned table"; });
+    require(!is_block_local(S) || owner.size(me) <= privatize_capacity<T>(default_exec{}), errc::invalid_argument,
+            [&] { return std::string(who) + ": this rank's part is too large for the block-local strategy " + to_string(S); });
   });
   detail::require_agreement(comm, who, a);
   std::vector<std::int64_t> pair_keys;

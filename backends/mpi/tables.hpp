@@ -105,6 +105,8 @@ void replicated(MPI_Comm comm, Op op, K const* keys, Values values, index_t n, T
     calm::detail::check_scatter_sizes(who, n, bins);
     calm::detail::check_scatter_arguments(who, n, keys, values, table, bins);
     require(root == all_ranks || (root >= 0 && root < ranks), errc::invalid_argument, [&] { return std::string(who) + ": no rank " + std::to_string(root); });
+    require(!is_block_local(S) || bins <= privatize_capacity<T>(default_exec{}), errc::invalid_argument,
+            [&] { return std::string(who) + ": the table is too large for the block-local strategy " + to_string(S); });
   });
   require_agreement(comm, who, a);
   if (opt.overwrite && root == all_ranks) {  // every table receives the reduction alone: no second table
