@@ -30,6 +30,9 @@ from collections import defaultdict
 STRATEGIES = ["naive", "scan_reduce", "vote_reduce", "peer_reduce", "privatize", "privatize_peer_reduce", "hot_key", "cluster_privatize",
               "privatize_adaptive"]
 # the strategies that need the table in one block (a forced call elsewhere fails: its time is infinite)
+# forced cases that eval_tree.py counts in the per-input best, but no fit reads (thread_private: a table per CPU
+# thread; on a GPU it runs as privatize or hot_key); in the order of calm::strategy after STRATEGIES
+SCORED_ONLY = ["thread_private"]
 BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 # the features a tree may test (algorithms/choice/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
@@ -146,6 +149,8 @@ def read_file(path, inputs, auto_case):
             rec["cub"] = t
         elif case in STRATEGIES:
             rec["times"][case] = t
+        elif case in SCORED_ONLY:
+            rec.setdefault("scored_only", {})[case] = t
 
 
 def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
