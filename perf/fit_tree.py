@@ -463,14 +463,16 @@ def most_walk_nodes(tree):
 
 
 def write_model(tree, path, source, family):
+    print(f"fit_tree: {path} fitted from {source}", file=sys.stderr)
     walk = most_walk_nodes(tree)
     if walk > MOST_WALK_NODES:
         sys.exit(f"fit_tree: a walk of this tree may hold {walk} nodes, more than calm carries to the device ({MOST_WALK_NODES}): "
                  "fit a shallower tree (--max-depth, --grow-depth)")
     nodes = flatten(tree)
     with open(path, "w") as f:
-        f.write(f"// The {family} tree of the automatic choice (algorithms/choice/choose.hpp), written by perf/fit_tree.py from\n")
-        f.write(f"// {source}. One node per line: {{test, threshold, left (<= threshold), right, leaf strategy}};\n")
+        # where it came from is the fit's report's and perf/results/README.md's to say, not the model's
+        f.write(f"// The {family} tree of the automatic choice (algorithms/choice/choose.hpp), written by perf/fit_tree.py from the\n")
+        f.write("// bulk sweep's training inputs. One node per line: {test, threshold, left (<= threshold), right, leaf strategy};\n")
         f.write("// a leaf has left = right = -1. The comment says how many training inputs reached the node.\n")
         for i, (feat, thr, l, r, s, n) in enumerate(nodes):
             f.write(f"/* {i:2d} */ {{feature::{feat}, {thr:.6g}, {l}, {r}, strategy::{s}}},  // {n} inputs\n")
