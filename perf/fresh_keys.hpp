@@ -24,9 +24,22 @@ inline std::vector<std::string> const& fresh_families() {
   return names;
 }
 
+/// Families added after the measuring rounds were reworked from traces of `mixture` (CALM_BULK_SET=unseen), to
+/// judge that rework on keys it never saw:
+///   phases     a program's phases: 3 to 8 stretches of 1/16 to 1/4 of the keys, each a hot key among uniform keys,
+///              a narrow window, ids hashed from a Zipf law, or an ascending sweep
+///   bursts     events: uniform keys, one in 64 starting a burst that repeats its key a geometric length (mean 256)
+///   strided    a transposed traversal: consecutive keys a power-of-two stride apart (a column of a row-major
+///              matrix), one in 16 replaced by a uniform key
+inline std::vector<std::string> const& unseen_families() {
+  static std::vector<std::string> const names = {"phases", "bursts", "strided"};
+  return names;
+}
+
 inline bool is_fresh_family(std::string const& name) {
   auto const& f = fresh_families();
-  return std::find(f.begin(), f.end(), name) != f.end();
+  auto const& u = unseen_families();
+  return std::find(f.begin(), f.end(), name) != f.end() || std::find(u.begin(), u.end(), name) != u.end();
 }
 
 /// n keys of the fresh family `name` below `bins`, from the random stream next() (splitmix64's).
@@ -81,9 +94,45 @@ std::vector<std::uint32_t> fresh_keys(std::size_t n, std::uint32_t bins, std::st
         default: k[i] = static_cast<std::uint32_t>((base + (r % 16) * 977) % bins); break;
       }
     }
-  } else {  // fewspread
+  } else if (name == "fewspread") {
     std::uint32_t const stride = std::max(1u, bins / 64);
     for (auto& x : k) x = static_cast<std::uint32_t>((next() % 64) * stride % bins);
+  } else if (name == "phases") {
+    std::size_t i = 0;
+    while (i < n) {
+      std::size_t const len = std::min(n - i, static_cast<std::size_t>(n * (1.0 / 16 + unit() * (1.0 / 4 - 1.0 / 16))) + 1);
+      int const kind = static_cast<int>(next() % 4);
+      std::uint32_t const base = static_cast<std::uint32_t>(next() % bins), width = std::max(1u, bins / 64);
+      for (std::size_t j = 0; j < len; ++j, ++i) {
+        std::uint64_t const r = next();
+        if (kind == 0) k[i] = r % 4 != 0 ? base : static_cast<std::uint32_t>(r % bins);
+        else if (kind == 1) k[i] = static_cast<std::uint32_t>((base + r % width) % bins);
+        else if (kind == 2) k[i] = spread(log_uniform(1e6));
+        else k[i] = static_cast<std::uint32_t>((base + j * static_cast<std::uint64_t>(bins) / len) % bins);
+      }
+    }
+  } else if (name == "bursts") {
+    std::size_t left = 0;
+    std::uint32_t key = 0;
+    for (auto& x : k) {
+      if (left > 0) {
+        --left;
+      } else if (next() % 64 == 0) {
+        key = static_cast<std::uint32_t>(next() % bins);
+        left = static_cast<std::size_t>(-std::log(1.0 - unit()) * 256.0);
+      } else {
+        key = static_cast<std::uint32_t>(next() % bins);
+      }
+      x = key;
+    }
+  } else {  // strided
+    std::uint32_t cols = 1;
+    while (cols * cols < bins) cols *= 2;
+    std::uint32_t const rows = std::max(1u, bins / cols);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t const r = next();
+      k[i] = r % 16 == 0 ? static_cast<std::uint32_t>(r % bins) : static_cast<std::uint32_t>(((i % rows) * cols + (i / rows) % cols) % bins);
+    }
   }
   return k;
 }

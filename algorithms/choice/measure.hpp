@@ -35,11 +35,12 @@ struct measurement {
 
 namespace detail {
 
-/// The rounds of a measuring run over n keys: every candidate left is timed on the first items(r) keys
-/// (the first round also loads its kernels: a first launch can only make a candidate look slower there,
-/// which keeps it longer). From two rounds, a candidate's time on all n keys lies within a range
-/// extrapolated from its last two (the timing noise widened by the distance), and a candidate whose
-/// range lies wholly above another's is dropped; the last round takes the `finalists` of best estimate.
+/// The rounds of a measuring run over n keys: every candidate left is timed on the first items(r) keys,
+/// more each round (the first round also loads its kernels: a first launch can only make a
+/// candidate look slower there, which keeps it longer). From two rounds, a candidate's time on all n keys
+/// lies within a range extrapolated from its last two (the timing noise widened by the distance); a
+/// candidate whose range lies wholly above another's is dropped, by a margin while the rounds have seen
+/// few of the keys; the last round takes the `finalists` of best estimate.
 struct measure_rounds {
   static constexpr int count = 4;
   static constexpr int finalists = 3;
@@ -49,6 +50,10 @@ struct measure_rounds {
   }
   /// How far a timing of t seconds may stray from the time of the same work: 1 us and 2%.
   static constexpr double noise(double t) { return 1e-6 + 0.02 * t; }
+  /// How much slower than the best a candidate's range must lie to be dropped after a round of `items`
+  /// of the n keys: keys are not uniform over an array (a stream changes, sorted runs, phases), and a
+  /// prefix under a sixteenth of them is not taken for the whole unless the gap is wide.
+  static constexpr double margin(index_t items, index_t n) { return items < n / 16 ? 4.0 : 1.0; }
 };
 
 /// Where a candidate's time on n keys lies, from its timings t0 on m0 keys and t1 on m1 > m0 (m0 0: one
@@ -99,8 +104,9 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
     };
     std::sort(m.timed, m.timed + left, by_estimate);
     if (items == n) break;
-    // those whose range reaches below the lowest high bound go on; to the last round the finalists of best estimate
-    auto const reaches_best = [&](measured_candidate const& c) { return range[static_cast<int>(c.s)].low <= best_high; };
+    // those whose range reaches below the lowest high bound (times the margin) go on; to the last round the finalists of best estimate
+    double const drop_above = best_high * measure_rounds::margin(items, n);
+    auto const reaches_best = [&](measured_candidate const& c) { return range[static_cast<int>(c.s)].low <= drop_above; };
     int const going_on = static_cast<int>(std::stable_partition(m.timed, m.timed + left, reaches_best) - m.timed);
     left = std::min(going_on, measure_rounds::items(r + 1, n) == n ? measure_rounds::finalists : left);
   }
