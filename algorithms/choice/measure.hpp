@@ -44,6 +44,7 @@ namespace detail {
 struct measure_rounds {
   static constexpr int count = 4;
   static constexpr int finalists = 3;
+  static constexpr index_t warm_items = 4096;  ///< the keys of the untimed launches that load the candidates' kernels
   static constexpr index_t items(int r, index_t n) {
     index_t const sizes[count] = {index_t(1) << 16, index_t(1) << 18, std::max<index_t>(index_t(1) << 22, n / 16), n};
     return std::min<index_t>(n, sizes[r]);
@@ -88,7 +89,9 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
     index_t const items = measure_rounds::items(r, n);
     if (r > 0 && items == measure_rounds::items(r - 1, n)) continue;
     for (int i = 0; i < left; ++i) live[i] = m.timed[i].s;
-    if (r == 0 && items == n) time(live, left, items, seconds);  // one round only: its kernels loaded first, untimed
+    // untimed, before the first round: every candidate's kernels loaded (a first launch also loads them), on
+    // all the keys where one round takes them all, else on a few
+    if (r == 0) time(live, left, items == n ? n : std::min<index_t>(n, measure_rounds::warm_items), seconds);
     time(live, left, items, seconds);
     measured_range range[strategy_count];
     double best_high = 0.0;

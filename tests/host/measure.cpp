@@ -83,13 +83,13 @@ TEST_CASE("measuring: a slow candidate is dropped after small rounds, and a larg
   for (double jitter : {0.0, 0.01}) {
     fake_device dev;
     dev.jitter = jitter, dev.g = &g;
-    // the shape of an H200 histogram into 20,000 bins: privatize 81 us with 40 us fixed, naive 7 ms
+    // the shape of an H200 histogram into 20,000 bins: privatize 72 us with 10 us fixed, peer_reduce 3.8 ms, naive 7 ms
     dev.costs[static_cast<int>(strategy::naive)] = {2e-6, 7.05e-3 / n};
-    dev.costs[static_cast<int>(strategy::peer_reduce)] = {2e-6, 6.9e-3 / n};
-    dev.costs[static_cast<int>(strategy::privatize)] = {40e-6, 41e-6 / n};
-    dev.costs[static_cast<int>(strategy::privatize_adaptive)] = {40e-6, 43e-6 / n};
-    dev.costs[static_cast<int>(strategy::cluster_privatize)] = {8e-6, 145e-6 / n};
-    dev.costs[static_cast<int>(strategy::hot_key)] = {5e-6, 670e-6 / n};
+    dev.costs[static_cast<int>(strategy::peer_reduce)] = {2e-6, 3.8e-3 / n};
+    dev.costs[static_cast<int>(strategy::privatize)] = {10e-6, 62e-6 / n};
+    dev.costs[static_cast<int>(strategy::privatize_adaptive)] = {10e-6, 64e-6 / n};
+    dev.costs[static_cast<int>(strategy::cluster_privatize)] = {12e-6, 130e-6 / n};
+    dev.costs[static_cast<int>(strategy::hot_key)] = {30e-6, 630e-6 / n};
     unsigned const candidates = bits_of({strategy::naive, strategy::peer_reduce, strategy::privatize, strategy::privatize_adaptive,
                                          strategy::cluster_privatize, strategy::hot_key});
     calm::measurement const m = calm::detail::measure_candidates(candidates, n, dev);
@@ -98,8 +98,10 @@ TEST_CASE("measuring: a slow candidate is dropped after small rounds, and a larg
     CHECK(m.count == 6);
     CHECK(m.chosen_seconds > 0.0);
     CHECK(dev.most_items[static_cast<int>(strategy::naive)] <= (index_t(1) << 18));
-    CHECK(dev.most_items[static_cast<int>(strategy::peer_reduce)] <= (index_t(1) << 18));
-    CHECK(dev.spent < 10 * dev.time_of(strategy::privatize, n));  // the measuring's device time, in runs of the winner
+    CHECK(dev.most_items[static_cast<int>(strategy::peer_reduce)] <= n / 16);
+    // the measuring's device time in runs of the winner: a run this short (72 us) with six candidates is the costliest
+    // shape (the warm-up, the rounds' fixed costs, peer_reduce kept to n / 16 by the margin, three finalists on all keys)
+    CHECK(dev.spent < 13 * dev.time_of(strategy::privatize, n));
   }
 }
 
