@@ -107,11 +107,13 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
     };
     std::sort(m.timed, m.timed + left, by_estimate);
     if (items == n) break;
-    // those whose range reaches below the lowest high bound (times the margin) go on; to the last round the finalists of best estimate
+    // those whose range reaches below the lowest high bound (times the margin) go on; to the last round the finalists
+    // of best estimate
     double const drop_above = best_high * measure_rounds::margin(items, n);
     auto const reaches_best = [&](measured_candidate const& c) { return range[static_cast<int>(c.s)].low <= drop_above; };
     int const going_on = static_cast<int>(std::stable_partition(m.timed, m.timed + left, reaches_best) - m.timed);
-    left = std::min(going_on, measure_rounds::items(r + 1, n) == n ? measure_rounds::finalists : left);
+    // (after one round an estimate is that round's time scaled, blind to fixed costs: every survivor goes on)
+    left = std::min(going_on, r > 0 && measure_rounds::items(r + 1, n) == n ? measure_rounds::finalists : left);
   }
   m.chosen = m.timed[0].s;
   m.chosen_seconds = m.timed[0].items == n ? m.timed[0].seconds : 0.0;
