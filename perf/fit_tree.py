@@ -37,7 +37,7 @@ BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 # the features a tree may test (algorithms/choice/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
-            "block_level", "clustering", "line_share", "line_repeats"]
+            "block_level", "clustering", "line_share", "line_repeats", "block_excess"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/bulk/scatter.hpp,
 # device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
 # 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
@@ -54,7 +54,7 @@ def replication_for(bins, elem, budget, max_copies):
     while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
         r *= 2
     return r
-SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share", "line_repeats"}
+SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share", "line_repeats", "block_excess"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 LOOKAHEAD = 2  # static splits a node may look through before a split pays (1: one, as the trees before 2026-11-24's refit)
 GROW_MIN_LEAF = 3  # the fewest training inputs a leaf of a --grow subtree holds (--grow-min-leaf)
@@ -177,6 +177,10 @@ def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
             for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
                 if name in b:
                     rec["features"][name] = float(b[name])
+    for rec in inputs.values():  # calm's feature::block_excess
+        f = rec["features"]
+        if "warp_level" in f and "block_level" in f:
+            f["block_excess"] = f["block_level"] - f["warp_level"]
     out = {}
     for k, r in inputs.items():
         if sampled_path is not None:
@@ -375,6 +379,27 @@ def regrow(tree, inputs, keys, at, max_depth, sampled=False, seen=None, features
     if top and set(at) - seen:
         sys.exit("fit_tree: no node " + " ".join(map(str, sorted(set(at) - seen))) + " in the tree")
     return out
+
+
+def counted(tree, inputs, keys):
+    """The tree as it is, each node's count the training inputs that reach it."""
+    if "leaf" in tree:
+        return dict(tree, n=len(keys))
+    f, thr = tree["feature"], tree["threshold"]
+    return dict(tree, n=len(keys), left=counted(tree["left"], inputs, [k for k in keys if inputs[k]["features"][f] <= thr]),
+                right=counted(tree["right"], inputs, [k for k in keys if inputs[k]["features"][f] > thr]))
+
+
+def guarded(tree, leaf, feature, threshold, fallback, larger=False):
+    """The tree with each leaf of strategy `leaf` on a table larger than a block (the left side of a fits_block
+    test) made a test of `feature`: at most `threshold` -> `fallback`, above -> the leaf. A prior, not a fit:
+    where the statistics say little, the candidate whose worst case is mild."""
+    if "leaf" in tree:
+        if larger and STRATEGIES[tree["leaf"]] == leaf:
+            return {"feature": feature, "threshold": threshold, "n": 0, "left": {"leaf": STRATEGIES.index(fallback), "n": 0}, "right": dict(tree)}
+        return tree
+    return dict(tree, left=guarded(tree["left"], leaf, feature, threshold, fallback, larger or tree["feature"] == "fits_block"),
+                right=guarded(tree["right"], leaf, feature, threshold, fallback, larger))
 
 
 def predict(tree, features):
@@ -600,6 +625,9 @@ def main():
     ap.add_argument("--list-fitting", metavar="FILE",
                     help="write the training inputs whose table fits a block, one per line, for CALM_BULK_SET=list (a sweep of the "
                          "block-local strategies alone, whose file then follows these in the training files), and stop")
+    ap.add_argument("--guard", metavar="LEAF:FEATURE:THRESHOLD:FALLBACK",
+                    help="with --tree: every LEAF on a table larger than a block becomes a test of FEATURE, FALLBACK at or below "
+                         "THRESHOLD (e.g. hot_key:block_excess:-0.044:peer_reduce); --out writes the result with its training counts")
     a = ap.parse_args()
     global GROW_MIN_LEAF
     GROW_MIN_LEAF = a.grow_min_leaf
@@ -629,6 +657,12 @@ def main():
         without = f" without {' '.join(a.grow_without)}" if a.grow_without else ""
         leaves = f" (leaves of {a.grow_min_leaf} inputs or more)" if a.grow_min_leaf != 3 else ""
         source = a.tree + f" with nodes {' '.join(map(str, a.grow))} grown to depth {a.grow_depth}{without}{leaves} from " + source
+    elif a.tree and a.guard:
+        leaf, feat, thr, fallback = a.guard.split(":")
+        if leaf not in STRATEGIES or fallback not in STRATEGIES or feat not in FEATURES:
+            sys.exit("fit_tree: --guard LEAF:FEATURE:THRESHOLD:FALLBACK names strategies and a feature")
+        tree = counted(guarded(tree, leaf, feat, float(thr), fallback), inputs, keys)
+        source = a.tree + f" with its {leaf} leaves beyond a block guarded ({feat} <= {thr}: {fallback}), over " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
     if a.tree and not (a.grow and a.loo_grown):

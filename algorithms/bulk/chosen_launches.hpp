@@ -24,7 +24,7 @@ constexpr unsigned device_choosable = direct_strategies | strategy_bit(strategy:
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
 /// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
 constexpr unsigned device_readable = feature_bit(feature::warp_level) | feature_bit(feature::block_level) | feature_bit(feature::clustering) |
-                                     feature_bit(feature::line_share) | feature_bit(feature::line_repeats);
+                                     feature_bit(feature::line_share) | feature_bit(feature::line_repeats) | feature_bit(feature::block_excess);
 
 /// Whether naive, scan_reduce and peer_reduce behind a choice share one launch (launch_chosen): keys and
 /// values of at most 4 bytes.

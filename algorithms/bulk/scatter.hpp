@@ -164,7 +164,7 @@ void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads,
                           Exec const& ex, recorder_of<Exec>* rec) {
   // the block level only where the walk reads it (on a table larger than a block the hopper tree reads it where
   // the keys are not clustered: keys that crowd a block but not a warp, where hot_key beats naive)
-  bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level);
+  bool const reads_block_level = tree_walk::reads_feature(reads, feature::block_level) || tree_walk::reads_feature(reads, feature::block_excess);
   // the line rule, where the choice may end at naive or peer_reduce: counted by the sampling, applied by the
   // finish; the line repeats counted also where the walk reads them
   merge_lines const rule_lines = merge_lines_of<Exec, K, VS, T>(rule, reach, keys, vals, opt.order);

@@ -69,11 +69,12 @@ enum class feature {
   clustering,        ///< collision_statistics::clustering
   line_share,        ///< collision_statistics::line_share
   line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of); 0 to W - 1, the hopper tree's thresholds fitted on 32-lane warps
+  block_excess,      ///< block_level - warp_level: what a block's cache of hot keys gains beyond merging each warp (both unchanged by reordering a warp's keys)
 };
 /// Feature f as a bit of a set of features (tree_walk::reachable's `reads`): bit f.
 CALM_HD constexpr unsigned feature_bit(feature f) { return 1u << static_cast<int>(f); }
 
-constexpr int feature_count = 14;
+constexpr int feature_count = 15;
 constexpr int known_feature_count = 8;
 CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
 
@@ -161,6 +162,7 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     case feature::clustering: return c.clustering;
     case feature::line_share: return c.line_share;
     case feature::line_repeats: return c.line_repeats;
+    case feature::block_excess: return c.block_level - c.warp_level;
     default: return 0.0;
   }
 }
@@ -173,6 +175,8 @@ CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collisio
     case feature::clustering: return r.clustering;
     case feature::line_share: return r.line_share;
     case feature::line_repeats: return r.line_repeats;
+    case feature::block_excess:  // b / bd - w / wd as one ratio
+      return {r.block_level.num * r.warp_level.den - r.warp_level.num * r.block_level.den, r.block_level.den * r.warp_level.den};
     default: return {};
   }
 }
