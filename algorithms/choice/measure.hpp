@@ -36,11 +36,10 @@ struct measurement {
 namespace detail {
 
 /// The rounds of a measuring run over n keys: every candidate left is timed on the first items(r) keys,
-/// more each round (the first round also loads its kernels: a first launch can only make a
-/// candidate look slower there, which keeps it longer). From two rounds, a candidate's time on all n keys
-/// lies within a range extrapolated from its last two (the timing noise widened by the distance); a
-/// candidate whose range lies wholly above another's is dropped, by a margin while the rounds have seen
-/// few of the keys; the last round takes the `finalists` of best estimate.
+/// more each round, after one untimed launch of each that loads its kernels. From two rounds, a
+/// candidate's time on all n keys lies within a range extrapolated from its last two (the timing noise
+/// widened by the distance); a candidate whose range lies wholly above another's is dropped, by a margin
+/// while the rounds have seen few of the keys; the last round takes the `finalists` of best estimate.
 struct measure_rounds {
   static constexpr int count = 4;
   static constexpr int finalists = 3;
