@@ -16,12 +16,19 @@ namespace calm {
 namespace detail {
 
 /// thread_private's layout: `blocks` private tables (one per block of the launch: a thread on the host),
-/// each `subtables` tables of bins entries `stride` entries apart (whole 64-byte lines: no line shared).
+/// each `subtables` tables `stride` entries apart (whole 64-byte lines: no line shared). In a `spread`
+/// table entry k lies at k + k / 64, so that keys a power of two apart (a column of a row-major matrix)
+/// do not all fall into one set of the cache: single tables beyond spread_entries.
 struct thread_tables_plan {
   index_t blocks = 1;
   int subtables = 1;
   index_t stride = 0;
+  bool spread = false;
   std::size_t bytes = 0;  ///< of all the private tables
+  static constexpr int spread_shift = 6;
+  template <bool Spread>
+  CALM_HD static index_t place(index_t k) { return Spread ? k + (k >> spread_shift) : k; }
+  CALM_HD index_t at(index_t k) const { return spread ? place<true>(k) : k; }
 };
 
 /// Four interleaved sub-tables while they take at most this, two while they take at most the next, one
@@ -30,6 +37,9 @@ constexpr std::size_t four_subtables_bytes = std::size_t(16) << 10;
 constexpr std::size_t two_subtables_bytes = std::size_t(512) << 10;
 /// The largest table automatic keeps one private copy of per thread (beyond it: naive).
 constexpr std::size_t thread_table_max_bytes = std::size_t(64) << 20;
+/// Entries beyond which a private table is spread (thread_tables_plan: its one shift and add per key
+/// cost more than they save in tables the caches hold).
+constexpr index_t spread_entries = index_t(1) << 16;
 /// Items below which a further thread costs more (its table cleared and merged) than it saves.
 constexpr index_t thread_min_items = index_t(1) << 14;
 
@@ -42,6 +52,8 @@ thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
   p.stride = (bins + line - 1) / line * line;
   std::size_t const table_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
   p.subtables = table_bytes * 4 <= four_subtables_bytes ? 4 : table_bytes * 2 <= two_subtables_bytes ? 2 : 1;
+  p.spread = p.subtables == 1 && bins > spread_entries;
+  if (p.spread) p.stride = (p.at(bins - 1) + 1 + line - 1) / line * line;
   p.bytes = static_cast<std::size_t>(p.blocks) * static_cast<std::size_t>(p.subtables) * static_cast<std::size_t>(p.stride) * sizeof(T);
   return p;
 }
@@ -78,21 +90,25 @@ struct thread_table_fill_program {
     index_t const stride = plan.stride, size = bins;
     T* const mine = tables + b * plan.subtables * stride;
     for (index_t k = 0; k < plan.subtables * stride; ++k) mine[k] = Op::template identity<T>();
-    if (plan.subtables == 4) fill<4>(mine, begin, end);
-    else if (plan.subtables == 2) fill<2>(mine, begin, end);
-    else fill<1>(mine, begin, end);
-    for (int s = 1; s < plan.subtables; ++s)
+    if (plan.subtables == 4) fill<4, false>(mine, begin, end);
+    else if (plan.subtables == 2) fill<2, false>(mine, begin, end);
+    else if (plan.spread) fill<1, true>(mine, begin, end);
+    else fill<1, false>(mine, begin, end);
+    for (int s = 1; s < plan.subtables; ++s)  // (sub-tables are never spread)
       for (index_t k = 0; k < size; ++k) mine[k] = op(mine[k], mine[s * stride + k]);
   }
 
   /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S.
-  template <int S>
+  template <int S, bool Spread>
   CALM_HD void fill(T* t, index_t begin, index_t end) const {
     K const* const k = keys;
     index_t const stride = plan.stride, size = bins;
     auto const add = [&](T* sub, index_t i) {
       index_t const slot = key_map(k[i]);
-      if (slot >= 0 && slot < size) sub[slot] = op(sub[slot], static_cast<T>(value_at(vals, i)));
+      if (slot >= 0 && slot < size) {
+        index_t const at = thread_tables_plan::place<Spread>(slot);
+        sub[at] = op(sub[at], static_cast<T>(value_at(vals, i)));
+      }
     };
     index_t i = begin;
     for (; i + S <= end; i += S)
@@ -118,7 +134,8 @@ struct thread_table_merge_program {
     index_t const step = plan.subtables * plan.stride;
     for (index_t k = begin; k < end; ++k) {
       T acc = table[k];
-      for (index_t c = 0; c < plan.blocks; ++c) acc = op(acc, tables[c * step + k]);
+      index_t const at = plan.at(k);
+      for (index_t c = 0; c < plan.blocks; ++c) acc = op(acc, tables[c * step + at]);
       table[k] = acc;
     }
   }
