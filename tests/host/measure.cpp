@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 namespace {
@@ -44,6 +45,17 @@ struct fake_device {
   }
 };
 
+/// body(dev, jitter) on a fake device with exact timings, then with timings off by up to 1%.
+template <class Body>
+void with_and_without_noise(std::uint64_t seed, Body&& body) {
+  std::mt19937_64 g(seed);
+  for (double jitter : {0.0, 0.01}) {
+    fake_device dev;
+    dev.jitter = jitter, dev.g = &g;
+    body(dev, jitter);
+  }
+}
+
 unsigned bits_of(std::initializer_list<strategy> ss) {
   unsigned b = 0;
   for (strategy s : ss) b |= calm::strategy_bit(s);
@@ -79,10 +91,7 @@ TEST_CASE("measuring: the fastest of exact linear costs on all the keys, whateve
 
 TEST_CASE("measuring: a slow candidate is dropped after small rounds, and a large fixed cost is not held against the winner", "[measure]") {
   index_t const n = index_t(1) << 26;
-  std::mt19937_64 g(Catch::rngSeed() * 31 + 6);
-  for (double jitter : {0.0, 0.01}) {
-    fake_device dev;
-    dev.jitter = jitter, dev.g = &g;
+  with_and_without_noise(Catch::rngSeed() * 31 + 6, [&](fake_device& dev, double jitter) {
     // the shape of an H200 histogram into 20,000 bins: privatize 72 us with 10 us fixed, peer_reduce 3.8 ms, naive 7 ms
     dev.costs[static_cast<int>(strategy::naive)] = {2e-6, 7.05e-3 / n};
     dev.costs[static_cast<int>(strategy::peer_reduce)] = {2e-6, 3.8e-3 / n};
@@ -102,15 +111,12 @@ TEST_CASE("measuring: a slow candidate is dropped after small rounds, and a larg
     // the measuring's device time in runs of the winner: a run this short (72 us) with six candidates is the costliest
     // shape (the warm-up, the rounds' fixed costs, peer_reduce kept to n / 16 by the margin, three finalists on all keys)
     CHECK(dev.spent < 13 * dev.time_of(strategy::privatize, n));
-  }
+  });
 }
 
 TEST_CASE("measuring: keys whose start is unlike the rest do not drop the fastest on all of them", "[measure]") {
   index_t const n = index_t(1) << 26;
-  std::mt19937_64 g(Catch::rngSeed() * 31 + 7);
-  for (double jitter : {0.0, 0.01}) {
-    fake_device dev;
-    dev.jitter = jitter, dev.g = &g;
+  with_and_without_noise(Catch::rngSeed() * 31 + 7, [&](fake_device& dev, double jitter) {
     // the shape of an H200 float scatter into 65,536 entries whose first 2^18 keys hold one hot key: peer_reduce
     // 0.6 ms on all the keys but slow at the start, hot_key 0.68 ms with a 30 us fixed part, free at the start
     dev.costs[static_cast<int>(strategy::peer_reduce)] = {8e-6, 590e-6 / n, index_t(1) << 18, 4.68e-11};
@@ -122,7 +128,7 @@ TEST_CASE("measuring: keys whose start is unlike the rest do not drop the fastes
     CHECK(m.chosen == strategy::peer_reduce);
     CHECK(dev.most_items[static_cast<int>(strategy::naive)] <= n / 16);
     CHECK(dev.spent < 10 * dev.time_of(strategy::peer_reduce, n));
-  }
+  });
 }
 
 TEST_CASE("measuring: one candidate is not timed; a few keys take one round", "[measure]") {
