@@ -17,7 +17,7 @@
 //                                           5 more training ones at new table sizes with 2^24 keys
 //   CALM_BULK_SET=fresh   bulk/fresh/...    7 families of perf/fresh_keys.hpp x 4 table sizes (256 to 2^20) x histogram
 //                                           and float scatter, 2^26 keys: final evaluations only, never fitted or tuned on
-//   CALM_BULK_SET=unseen  bulk/unseen/...   the same for perf/fresh_keys.hpp's 3 newer families (unseen_families)
+//   CALM_BULK_SET=unseen  bulk/unseen/...   the same for perf/fresh_keys.hpp's 3 other families (unseen_families)
 //   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
@@ -578,7 +578,7 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     register_set(set, {"uniform", "runs32", "halfhot", "zipf", "image"}, {100, 6000, 300000}, {ln - 1});
   } else if (set == "fresh") {  // families for final evaluations only (perf/fresh_keys.hpp): never fitted or tuned on
     register_set(set, fresh_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
-  } else if (set == "unseen") {  // newer families for final evaluations only (perf/fresh_keys.hpp)
+  } else if (set == "unseen") {  // the other families for final evaluations only (perf/fresh_keys.hpp)
     register_set(set, unseen_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
   } else if (set == "list") {
     char const* path = std::getenv("CALM_BULK_LIST");

@@ -24,8 +24,7 @@ inline std::vector<std::string> const& fresh_families() {
   return names;
 }
 
-/// Families added after the measuring rounds were reworked from traces of `mixture` (CALM_BULK_SET=unseen), to
-/// judge that rework on keys it never saw:
+/// Families kept apart from the fresh ones for later final evaluations (CALM_BULK_SET=unseen):
 ///   phases     a program's phases: 3 to 8 stretches of 1/16 to 1/4 of the keys, each a hot key among uniform keys,
 ///              a narrow window, ids hashed from a Zipf law, or an ascending sweep
 ///   bursts     events: uniform keys, one in 64 starting a burst that repeats its key a geometric length (mean 256)

@@ -21,8 +21,8 @@
 # compiled for every target.
 # Each step prints its minutes. A clean run on the 2-core machine took (minutes) 1: 6 (build 5, the tests 1.2: each
 # full conformance suite runs as two halves side by side), 2: 9 (ASan build 4.6, the W = 32 suite 3.2 with a minute of
-# fuzzing, the thread tests' TSan build 1), 3: 3, 4: 3.5 (21 in all, dependencies installed); CI's own runner took
-# 45 for the whole job (a fresh machine: dependencies installed first) at the landing before. CI's limit 90, budget 35.
+# fuzzing, the thread tests' TSan build 1), 3: 3, 4: 3.5 (21 in all, dependencies installed); CI's limit is 90,
+# the budget 35.
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
