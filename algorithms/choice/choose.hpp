@@ -166,6 +166,12 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     default: return 0.0;
   }
 }
+/// a - b as one ratio of totals (a ratio without a denominator is 0, as statistic_ratio::value says).
+CALM_HD inline detail::statistic_ratio difference(detail::statistic_ratio a, detail::statistic_ratio b) {
+  if (a.den <= 0.0) return {-b.num, b.den};
+  if (b.den <= 0.0) return a;
+  return {a.num * b.den - b.num * a.den, a.den * b.den};
+}
 /// The ratio of totals whose value sampled_value(f, statistics_of(...)) is.
 CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collision_ratios const& r) {
   switch (f) {
@@ -175,8 +181,7 @@ CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collisio
     case feature::clustering: return r.clustering;
     case feature::line_share: return r.line_share;
     case feature::line_repeats: return r.line_repeats;
-    case feature::block_excess:  // b / bd - w / wd as one ratio
-      return {r.block_level.num * r.warp_level.den - r.warp_level.num * r.block_level.den, r.block_level.den * r.warp_level.den};
+    case feature::block_excess: return difference(r.block_level, r.warp_level);
     default: return {};
   }
 }

@@ -584,6 +584,22 @@ TEST_CASE("automatic: the line rule keeps peer_reduce where the sampled warps re
   CHECK(run_line_rule<double>(spread, bins, half) == calm::strategy::naive);
 }
 
+TEST_CASE("automatic: block_excess tested as one ratio of totals is the block level less the warp level", "[bulk]") {
+  using namespace calm_test;
+  auto g = rng(1618);
+  std::uniform_int_distribution<std::uint64_t> count(0, 1u << 20);
+  std::uniform_real_distribution<double> threshold(-1.0, 1.0);
+  for (int trial = 0; trial < 20000; ++trial) {
+    // denominators of 0 (nothing counted: the statistic reads 0) in a quarter of the draws each
+    calm::detail::statistic_ratio const block{static_cast<double>(count(g)), static_cast<double>(trial % 4 == 0 ? 0 : count(g) + 1)};
+    calm::detail::statistic_ratio const warp{static_cast<double>(count(g)), static_cast<double>(trial % 4 == 1 ? 0 : count(g) + 1)};
+    double const want = block.value() - warp.value(), x = threshold(g);
+    if (std::abs(want - x) < 1e-9) continue;  // within a rounding of the threshold either answer stands
+    INFO("trial " << trial << ": block " << block.num << "/" << block.den << ", warp " << warp.num << "/" << warp.den << ", x " << x);
+    CHECK(calm::difference(block, warp).at_most(x) == (want <= x));
+  }
+}
+
 TEST_CASE("automatic: the walk carried to the device decides as the walk of the whole tree", "[bulk]") {
   using namespace calm_test;
   auto g = rng(2718);
