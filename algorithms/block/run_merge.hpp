@@ -11,6 +11,7 @@
 #include "../warp/naive.hpp"
 #include "../bulk/privatize.hpp"
 #include "../warp/scan_reduce.hpp"
+#include "thread_run_merge.hpp"
 
 namespace calm {
 namespace detail {
@@ -180,14 +181,19 @@ struct run_merge_program {
 };
 
 /// Launch a run merge of n > 0 items on ex, V items per lane and step, as many warps as run at once.
-/// PerLane: on the host each lane takes a slice of its own (the routines' choice); false keeps the
-/// host's W lanes together, as on a GPU (the tests run both).
+/// PerLane (the routines' choice): where blocks are CPU threads (Exec::thread_tables), a merge runs as
+/// thread_run_merge, each thread a slice, and the naive form gives each host lane a slice of its own;
+/// false keeps the host's W lanes together, as on a GPU (the tests run both).
 template <bool Merge, int V = run_merge_items, bool PerLane = true, class Op, class T, class Source, class Exec>
 void launch_run_merge(Op op, Source const& src, index_t n, T* table, bool chunked, Exec const& ex) {
-  constexpr int threads = run_merge_threads;
-  index_t const blocks = (n + threads * 2 * V - 1) / (threads * 2 * V);  // two steps per warp at least
-  ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0,
-                             run_merge_program<Merge, V, PerLane, Op, T, Source>{op, src, n, table, chunked && Exec::vector_loads});
+  if constexpr (Merge && PerLane && Exec::thread_tables) {
+    launch_thread_run_merge(op, src, n, table, ex);
+  } else {
+    constexpr int threads = run_merge_threads;
+    index_t const blocks = (n + threads * 2 * V - 1) / (threads * 2 * V);  // two steps per warp at least
+    ex.for_each_resident_block(std::max<index_t>(1, blocks), threads, 0,
+                               run_merge_program<Merge, V, PerLane, Op, T, Source>{op, src, n, table, chunked && Exec::vector_loads});
+  }
 }
 
 }  // namespace detail

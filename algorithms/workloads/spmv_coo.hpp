@@ -43,6 +43,13 @@ struct coo_source {
   T const* vals;
   T const* x;
   index_t rows, cols;
+  /// Row-sorted entries are common, not promised: a CPU's run merge looks (thread_run_merge).
+  static constexpr bool ascending_keys = false;
+  /// The row of entry p, for that look (any value: a row outside the matrix only makes it cautious).
+  template <class Warp, class P>
+  CALM_HD auto order_key(Warp const& w, P const& p) const {
+    return map(identity_key{}, load(w, row, p));
+  }
   /// The item of one entry from its loaded row, column and value.
   template <class Warp, class R, class C, class V>
   CALM_HD auto make(Warp const& w, R const& row_raw, C const& col_raw, V const& v) const {

@@ -29,6 +29,8 @@ struct compacted_source {
   T const* values;
   index_t per;
   double inverse;  // 1 / per
+  /// Value p's output never falls as p grows (thread_run_merge relies on it).
+  static constexpr bool ascending_keys = true;
   template <class P>
   CALM_HD auto slice(P const& p) const {
     return map(
@@ -44,6 +46,10 @@ struct compacted_source {
   CALM_HD auto item(Warp const& w, P const& p) const {
     return make_run_item(slice(p), load(w, values, p));
   }
+  /// Whole runs, for a CPU's run merge: the output of value i, where its run ends, and value j.
+  CALM_HD index_t run_key(index_t i) const { return slice(i); }
+  CALM_HD index_t run_end(index_t i) const { return (slice(i) + 1) * per; }
+  CALM_HD T run_value(index_t j) const { return values[j]; }
   /// The four values of chunk c (values 4c .. 4c + 3) into key[0..3], value[0..3].
   template <class Warp, class P, class K, class X>
   CALM_HD void chunk_items(Warp const& w, P const& c, K* key, X* value) const {
