@@ -683,7 +683,7 @@ void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {
     for (index_t k : {16, 128, 1024}) {
       std::string const base = "kmeans/d" + std::to_string(d) + "/k" + std::to_string(k) + "/";
       for (auto m : {calm::kmeans_method::automatic, calm::kmeans_method::naive, calm::kmeans_method::peer_reduce, calm::kmeans_method::privatize,
-                     calm::kmeans_method::privatize_peer_reduce})
+                     calm::kmeans_method::privatize_peer_reduce, calm::kmeans_method::thread_private})
         add(base + (m == calm::kmeans_method::automatic ? std::string("calm") : std::string("calm_") + calm::to_string(m)), kmeans_calm, d, k, m);
 #if defined(CALM_BACKEND_CUDA)
       add(base + "cub_sort_reduce", kmeans_cub, d, k);

@@ -9,6 +9,7 @@
 
 #include "../../core/exec.hpp"
 #include "../../core/warp.hpp"
+#include "../bulk/thread_private.hpp"
 #include "../bulk/workspace.hpp"
 #include "../warp/naive.hpp"
 #include "../warp/update.hpp"
@@ -28,13 +29,6 @@ struct slice_keys {
 /// most (several, so that slices of unequal cost still share the threads).
 constexpr index_t thread_run_min_items = index_t(1) << 12;
 constexpr index_t thread_run_slices_per_thread = 4;
-
-/// Slice s of `slices` near-equal parts of [0, n): [begin, end).
-CALM_HD inline void slice_range(index_t n, index_t slices, index_t s, index_t& begin, index_t& end) {
-  index_t const per = n / slices, extra = n % slices;
-  begin = s * per + (s < extra ? s : extra);
-  end = begin + per + (s < extra ? 1 : 0);
-}
 
 /// Runs f(w) on the one lane of a block of one thread (the host's thread programs).
 template <class Block, class F>

@@ -43,6 +43,13 @@ constexpr index_t spread_entries = index_t(1) << 16;
 /// Items below which a further thread costs more (its table cleared and merged) than it saves.
 constexpr index_t thread_min_items = index_t(1) << 14;
 
+/// Slice s of `slices` near-equal parts of [0, n): [begin, end).
+CALM_HD inline void slice_range(index_t n, index_t slices, index_t s, index_t& begin, index_t& end) {
+  index_t const per = n / slices, extra = n % slices;
+  begin = s * per + (s < extra ? s : extra);
+  end = begin + per + (s < extra ? 1 : 0);
+}
+
 template <class T, class Exec>
 thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
   thread_tables_plan p;
@@ -85,8 +92,9 @@ struct thread_table_fill_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    index_t const b = blk.index(), per = n / plan.blocks, extra = n % plan.blocks;
-    index_t const begin = b * per + (b < extra ? b : extra), end = begin + per + (b < extra ? 1 : 0);
+    index_t const b = blk.index();
+    index_t begin, end;
+    slice_range(n, plan.blocks, b, begin, end);
     index_t const stride = plan.stride, size = bins;
     T* const mine = tables + b * plan.subtables * stride;
     for (index_t k = 0; k < plan.subtables * stride; ++k) mine[k] = Op::template identity<T>();
@@ -129,8 +137,8 @@ struct thread_table_merge_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    index_t const per = bins / blk.count(), extra = bins % blk.count(), b = blk.index();
-    index_t const begin = b * per + (b < extra ? b : extra), end = begin + per + (b < extra ? 1 : 0);
+    index_t begin, end;
+    slice_range(bins, blk.count(), blk.index(), begin, end);
     index_t const step = plan.subtables * plan.stride;
     for (index_t k = begin; k < end; ++k) {
       T acc = table[k];

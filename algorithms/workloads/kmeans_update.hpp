@@ -10,21 +10,25 @@
 #include "../../core/error.hpp"
 #include "../../core/exec.hpp"
 #include "../warp/update.hpp"
+#include "../bulk/thread_private.hpp"
 #include "../bulk/workspace.hpp"
 
 namespace calm {
 
 /// How kmeans_update accumulates.
 enum class kmeans_method {
-  automatic,              ///< privatize where the vote spaces fit in a block's memory, else peer_reduce
+  automatic,              ///< thread_private on a CPU; on a GPU privatize where the vote spaces fit a block, else peer_reduce
   naive,                  ///< one device atomic per point and component
   peer_reduce,            ///< device atomics, a warp's points of one cluster merged first (002)
   privatize,              ///< vote spaces in block-local memory, R copies, one atomic per point and component
   privatize_peer_reduce,  ///< the same with a warp's points of one cluster merged first
+  /// On a CPU: sums and counts private to each thread, merged once (automatic's choice there); on a GPU
+  /// as automatic. Sums and counts beyond thread_table_max_bytes a thread: naive.
+  thread_private,
 };
 
 inline char const* to_string(kmeans_method m) {
-  static char const* names[] = {"automatic", "naive", "peer_reduce", "privatize", "privatize_peer_reduce"};
+  static char const* names[] = {"automatic", "naive", "peer_reduce", "privatize", "privatize_peer_reduce", "thread_private"};
   return names[static_cast<int>(m)];
 }
 
@@ -170,6 +174,71 @@ struct kmeans_private_program {
 
 }  // namespace detail
 
+namespace detail {
+
+/// thread_private's fill: block b (one CPU thread) clears its own sums (k x d) and counts (k), then adds
+/// its slice of the points into them.
+template <class T, class A, class C>
+struct kmeans_thread_fill_program {
+  T const* points;
+  A const* assign;
+  index_t n, k;
+  int d;
+  T* sums_tables;
+  C* counts_tables;
+  index_t sums_stride, counts_stride;  ///< entries from one thread's sums (counts) to the next one's
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t begin, end;
+    slice_range(n, blk.count(), blk.index(), begin, end);
+    T* const s = sums_tables + blk.index() * sums_stride;
+    C* const c = counts_tables + blk.index() * counts_stride;
+    for (index_t e = 0; e < k * d; ++e) s[e] = T(0);
+    for (index_t e = 0; e < k; ++e) c[e] = C(0);
+    switch (d) {  // the narrow widths unrolled (8 unrolled ran slower than the loop on a 2-core x86)
+      case 1: return fill<1>(s, c, begin, end);
+      case 2: return fill<2>(s, c, begin, end);
+      case 3: return fill<3>(s, c, begin, end);
+      case 4: return fill<4>(s, c, begin, end);
+      default: return fill<0>(s, c, begin, end);
+    }
+  }
+
+  /// Points [begin, end) into sums s and counts c; D: d where known at compile time, else 0.
+  template <int D>
+  CALM_HD void fill(T* __restrict__ s, C* __restrict__ c, index_t begin, index_t end) const {
+    int const dd = D > 0 ? D : d;
+    T const* __restrict__ const pts = points;
+    for (index_t i = begin; i < end; ++i) {
+      index_t const a = identity_key{}(assign[i]);
+      if (a < 0 || a >= k) continue;
+      c[a] += C(1);
+      for (int j = 0; j < dd; ++j) s[a * dd + j] += pts[i * dd + j];
+    }
+  }
+};
+
+/// kmeans_update's thread_private (n > 0, k > 0): one launch fills each thread's sums and counts, two
+/// fold them into sums and counts by ranges of entries (no atomics).
+template <class T, class A, class C, class Exec>
+void launch_kmeans_thread_private(T const* points, A const* assign, index_t n, int d, index_t k, T* sums, C* counts, Exec const& ex) {
+  thread_tables_plan sp, cp;
+  sp.blocks = cp.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+  sp.stride = (k * d + 15) / 16 * 16;
+  cp.stride = (k + 15) / 16 * 16;
+  std::size_t const sums_bytes = (static_cast<std::size_t>(sp.blocks * sp.stride) * sizeof(T) + 63) / 64 * 64;
+  workspace<Exec> ws(ex, sums_bytes + static_cast<std::size_t>(cp.blocks * cp.stride) * sizeof(C));
+  T* const st = ws.template at<T>(0);
+  C* const ct = ws.template at<C>(sums_bytes);
+  ex.for_each_block(sp.blocks, 1, 0, kmeans_thread_fill_program<T, A, C>{points, assign, n, k, d, st, ct, sp.stride, cp.stride});
+  auto const merge_blocks = [&](index_t entries) { return std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), entries / 1024)); };
+  ex.for_each_block(merge_blocks(k * d), 1, 0, thread_table_merge_program<plus, T>{plus{}, st, sums, k * d, sp});
+  ex.for_each_block(merge_blocks(k), 1, 0, thread_table_merge_program<plus, C>{plus{}, ct, counts, k, cp});
+}
+
+}  // namespace detail
+
 /// The layout kmeans_update uses for k clusters of d components on ex (copies: 0 for the rule).
 template <class T, class C, class Exec>
 kmeans_layout plan_kmeans(index_t k, int d, int copies, Exec const& ex) {
@@ -204,7 +273,7 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
   require(n == 0 || (points != nullptr && assign != nullptr), errc::invalid_argument, "kmeans_update: points or assign is null");
   require(k == 0 || (sums != nullptr && counts != nullptr), errc::invalid_argument, "kmeans_update: sums or counts is null");
   int const mi = static_cast<int>(opt.method);
-  require(mi >= 0 && mi <= static_cast<int>(kmeans_method::privatize_peer_reduce), errc::invalid_argument,
+  require(mi >= 0 && mi <= static_cast<int>(kmeans_method::thread_private), errc::invalid_argument,
           [&] { return "kmeans_update: unknown method " + std::to_string(mi); });
   require(opt.copies >= 0 && opt.copies <= 1024, errc::invalid_argument, "kmeans_update: copies must be in [0, 1024]");
   require(k <= (index_t(1) << 40) / (d + 1), errc::out_of_range,
@@ -220,7 +289,13 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
   if (opt.check_indices) detail::require_inside("kmeans_update", "assignments", assign, n, k, ex);
   if (k == 0) return;
   kmeans_method m = opt.method;
+  if (m == kmeans_method::automatic && Exec::thread_tables) m = kmeans_method::thread_private;
+  if (m == kmeans_method::thread_private && !Exec::thread_tables) m = kmeans_method::automatic;
   if (m == kmeans_method::automatic) m = fits ? kmeans_method::privatize : kmeans_method::peer_reduce;
+  if (m == kmeans_method::thread_private && !detail::thread_tables_fit<T, Exec>(k * d)) m = kmeans_method::naive;
+  if constexpr (Exec::thread_tables) {
+    if (m == kmeans_method::thread_private) return detail::launch_kmeans_thread_private(points, assign, n, d, k, sums, counts, ex);
+  }
   constexpr int threads = 512;
   index_t const tiles = (n + threads - 1) / threads;
   switch (m) {
@@ -228,6 +303,7 @@ void kmeans_update(T const* points, A const* assign, index_t n, int d, index_t k
       ex.for_each_resident_block(tiles, threads, 0, detail::kmeans_device_program<naive, T, A, C>{points, assign, n, k, d, sums, counts});
       break;
     case kmeans_method::automatic:  // resolved above
+    case kmeans_method::thread_private:
     case kmeans_method::peer_reduce:
       ex.for_each_resident_block(tiles, threads, 0, detail::kmeans_device_program<peer_reduce, T, A, C>{points, assign, n, k, d, sums, counts});
       break;

@@ -388,7 +388,8 @@ TEST_CASE("sum_compacted: bad arguments throw before launching", "[workload][sum
 TEST_CASE("kmeans_update: centroid sums and counts against a sequential update", "[workload][kmeans]") {
   using namespace calm_test;
   calm::kmeans_method const method = GENERATE(calm::kmeans_method::automatic, calm::kmeans_method::naive, calm::kmeans_method::peer_reduce,
-                                              calm::kmeans_method::privatize, calm::kmeans_method::privatize_peer_reduce);
+                                              calm::kmeans_method::privatize, calm::kmeans_method::privatize_peer_reduce,
+                                              calm::kmeans_method::thread_private);
   keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::one);
   index_t const n = GENERATE(0, 1, 1001, 40003);
   int const d = GENERATE(1, 2, 3, 8);
