@@ -10,6 +10,7 @@
 #include "../../core/exec.hpp"
 #include "../../core/ops.hpp"
 #include "../warp/group_reduce.hpp"
+#include "thread_slices.hpp"
 #include "workspace.hpp"
 
 namespace calm {
@@ -40,15 +41,6 @@ constexpr std::size_t thread_table_max_bytes = std::size_t(64) << 20;
 /// Entries beyond which a private table is spread (thread_tables_plan: its one shift and add per key
 /// cost more than they save in tables the caches hold).
 constexpr index_t spread_entries = index_t(1) << 16;
-/// Items below which a further thread costs more (its table cleared and merged) than it saves.
-constexpr index_t thread_min_items = index_t(1) << 14;
-
-/// Slice s of `slices` near-equal parts of [0, n): [begin, end).
-CALM_HD inline void slice_range(index_t n, index_t slices, index_t s, index_t& begin, index_t& end) {
-  index_t const per = n / slices, extra = n % slices;
-  begin = s * per + (s < extra ? s : extra);
-  end = begin + per + (s < extra ? 1 : 0);
-}
 
 template <class T, class Exec>
 thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {

@@ -11,6 +11,7 @@
 #include "../../core/exec.hpp"
 #include "key_map.hpp"
 #include "privatize.hpp"
+#include "thread_slices.hpp"
 
 namespace calm {
 namespace detail {
@@ -53,11 +54,40 @@ struct count_outside_program {
   }
 };
 
+/// count_outside_program where a block is a CPU thread (Exec::thread_tables): block b counts slice b
+/// of the keys in a scalar loop and adds its count once.
+template <class K, class KeyMap>
+struct count_outside_thread_program {
+  K const* keys;
+  index_t n, bins;
+  KeyMap key_map;
+  std::uint64_t* outside;
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t begin, end;
+    slice_range(n, blk.count(), blk.index(), begin, end);
+    std::uint64_t count = 0;
+    for (index_t i = begin; i < end; ++i) {
+      index_t const k = key_map(keys[i]);
+      count += (k < 0) | (k >= bins);
+    }
+    if (count > 0)
+      blk.for_each_warp([&](auto const& w, auto) {
+        when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, outside, count); });
+      });
+  }
+};
+
 /// Launches count_outside_program over keys[0, n) (n > 0), adding to the device counter *outside.
 template <class K, class KeyMap, class Exec>
 void launch_count_outside(K const* keys, index_t n, index_t bins, KeyMap const& key_map, std::uint64_t* outside, Exec const& ex) {
-  index_t const tiles = (n + tile_items<1>(512) - 1) / tile_items<1>(512);
-  ex.for_each_resident_block(tiles, 512, 0, count_outside_program<K, KeyMap>{keys, n, bins, key_map, outside});
+  if constexpr (Exec::thread_tables) {
+    index_t const blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+    ex.for_each_block(blocks, 1, 0, count_outside_thread_program<K, KeyMap>{keys, n, bins, key_map, outside});
+  } else {
+    index_t const tiles = (n + tile_items<1>(512) - 1) / tile_items<1>(512);
+    ex.for_each_resident_block(tiles, 512, 0, count_outside_program<K, KeyMap>{keys, n, bins, key_map, outside});
+  }
 }
 
 /// One array of n indices that must lie in [0, bins), named `what` in the error.
