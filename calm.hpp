@@ -31,6 +31,7 @@
 #include "algorithms/choice/collision_stats.hpp"
 #include "algorithms/bulk/scatter.hpp"
 #include "algorithms/bulk/scatter_plan.hpp"
+#include "algorithms/bulk/scatter_rows.hpp"
 #include "algorithms/workloads/spmv_coo.hpp"
 #include "algorithms/workloads/sum_compacted.hpp"
 #include "algorithms/workloads/kmeans_update.hpp"

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// calm/algorithms/bulk/scatter_rows.hpp: scatter rows of d components (messages into the nodes of a graph, embedding
+// gradients): a warp's items grouped by key once (002's peer groups), each group's rows folded with the lanes over components.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "../../core/error.hpp"
+#include "../../core/exec.hpp"
+#include "../../core/ops.hpp"
+#include "../../core/warp.hpp"
+#include "../block/run_merge.hpp"
+#include "key_map.hpp"
+#include "table_fill.hpp"
+#include "thread_private.hpp"
+#include "workspace.hpp"
+
+namespace calm {
+
+/// How scatter_rows merges the rows of equal keys.
+enum class rows_method {
+  /// thread_private on a CPU where one copy of the table fits thread_table_max_bytes (naive beyond);
+  /// peer_reduce on a GPU.
+  automatic,
+  /// Each item's row straight into the table: one atomic per component (torch's index_add_).
+  naive,
+  /// A warp's items of one key found once (match_any) and their rows summed in registers, the lanes
+  /// over the components: one atomic per key, warp and component.
+  peer_reduce,
+  /// On a CPU: a table private to each thread, merged once (on a GPU: as peer_reduce).
+  thread_private,
+};
+
+inline char const* to_string(rows_method m) {
+  static char const* names[] = {"automatic", "naive", "peer_reduce", "thread_private"};
+  return names[static_cast<int>(m)];
+}
+
+/// What scatter_rows may be told.
+struct rows_options {
+  rows_method method = rows_method::automatic;  ///< how rows of equal keys are merged
+  /// true: the table is set to the op's identity first and holds this call's result alone (as
+  /// torch_scatter's out-of-place form); false: the rows are folded into what the table holds.
+  bool overwrite = false;
+};
+
+namespace detail {
+
+/// Rows of the items a warp holds, one item a lane: grouped by key where Merge (peer_reduce), one
+/// group an item otherwise; for each group the whole warp walks the components, W at a time.
+template <bool Merge, class Op, class K, class T>
+struct rows_program {
+  Op op;
+  K const* keys;
+  T const* values;
+  index_t n;
+  int d;
+  T* table;
+  index_t rows;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    int const threads = blk.threads();
+    blk.for_each_tile((n + threads - 1) / threads, [&](index_t tile) {
+      index_t const base = tile * threads;
+      blk.for_each_warp([&](auto const& w, auto th) { warp_rows(w, map([base](int x) { return base + x; }, th)); });
+    });
+  }
+
+  /// The rows of items `item` (consecutive over the warp's lanes; items n and beyond hold none).
+  template <class Warp, class I>
+  CALM_HD void warp_rows(Warp const& w, I const& item) const {
+    auto const has = map([nn = n](index_t i) { return i < nn; }, item);
+    auto const raw = map(identity_key{}, load(w, keys, select(has, item, index_t(0))));
+    auto const key = select(has, raw, index_t(-1));
+    auto const valid = map([r = rows](index_t k) { return k >= 0 && k < r; }, key);
+    int const lead = leader_lane(w);
+    index_t const item0 = uniform_value(shuffle(w, item, lead)) - lead;  // the item of lane 0
+    auto const peers = Merge ? match_any(w, key) : decltype(match_any(w, key)){};
+    using mask_t = std::decay_t<decltype(ballot(w, true))>;
+    mask_t groups;
+    if constexpr (Merge) groups = ballot(w, map([](bool v, auto p, auto lt) { return v && (p & lt) == 0; }, valid, peers, lanes_lt(w)));
+    else groups = ballot(w, valid);
+    while (groups != 0) {
+      int const l = ffs(w, groups) - 1;
+      groups &= groups - 1;
+      mask_t const members = Merge ? static_cast<mask_t>(uniform_value(shuffle(w, peers, l))) : static_cast<mask_t>(mask_t(1) << l);
+      fold_group(w, uniform_value(shuffle(w, key, l)), members, item0);
+    }
+  }
+
+  /// table[k * d + c] = op(table[k * d + c], sum of the members' values[i * d + c]) for c < d.
+  template <class Warp, class M>
+  CALM_HD void fold_group(Warp const& w, index_t k, M members, index_t item0) const {
+    Op const o = op;
+    T* const row = table + k * d;
+    for (int c0 = 0; c0 < d; c0 += Warp::size) {
+      auto const c = map([c0](int ln) { return c0 + ln; }, lane_id(w));
+      auto const on = map([dd = d](int x) { return x < dd; }, c);
+      auto const at = select(on, c, 0);
+      auto acc = map([](int) { return Op::template identity<T>(); }, c);
+      for (M m = members; m != 0; m &= m - 1) {
+        T const* const src = values + (item0 + (ffs(w, m) - 1)) * d;
+        acc = map(o, acc, load(w, src, at));
+      }
+      when(w, on, [&](auto const& u) { atomic_update(u, o, scope::device{}, row + at, acc); });
+    }
+  }
+};
+
+/// thread_private's fill: block b (one CPU thread) sets its own table (rows x d, `stride` entries from
+/// one thread's to the next) to the identity and folds its slice of the items into it.
+template <class Op, class K, class T>
+struct rows_thread_fill_program {
+  Op op;
+  K const* keys;
+  T const* values;
+  index_t n;
+  int d;
+  index_t rows;
+  T* tables;
+  index_t stride;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t begin, end;
+    slice_range(n, blk.count(), blk.index(), begin, end);
+    T* const t = tables + blk.index() * stride;
+    int const dd = d;
+    for (index_t e = 0; e < rows * dd; ++e) t[e] = Op::template identity<T>();
+    for (index_t i = begin; i < end; ++i) {
+      index_t const k = identity_key{}(keys[i]);
+      if (k < 0 || k >= rows) continue;
+      T* const dst = t + k * dd;
+      T const* const src = values + i * dd;
+      for (int c = 0; c < dd; ++c) dst[c] = op(dst[c], src[c]);
+    }
+  }
+};
+
+/// scatter_rows' thread_private (n > 0, rows > 0): one launch fills each thread's table, one folds them
+/// into the table by ranges of entries (no atomics).
+template <class Op, class K, class T, class Exec>
+void launch_rows_thread_private(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+  thread_tables_plan plan;
+  plan.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+  plan.stride = (rows * d + 15) / 16 * 16;
+  workspace<Exec> ws(ex, static_cast<std::size_t>(plan.blocks * plan.stride) * sizeof(T));
+  T* const tables = ws.template at<T>(0);
+  ex.for_each_block(plan.blocks, 1, 0, rows_thread_fill_program<Op, K, T>{op, keys, values, n, d, rows, tables, plan.stride});
+  ex.for_each_block(std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), rows * d / 1024)), 1, 0,
+                    thread_table_merge_program<Op, T>{op, tables, table, rows * d, plan});
+}
+
+}  // namespace detail
+
+/// table[keys[i] * d + c] = op(table[keys[i] * d + c], values[i * d + c]) for every item i < n and
+/// component c < d: n rows of d components (row-major) scattered into a table of `rows` rows, as
+/// torch_scatter's scatter(src, index, dim=0) and index_add_ over rows do. Keys outside [0, rows) are
+/// skipped. The rows of one key are combined in any order (float sums may differ in the last bits from
+/// run to run). Op: any op calm applies atomically to T; K: an integer type. Throws calm::error before
+/// anything is written on a null pointer, a negative size, d < 1, sizes whose products pass 2^62, or an
+/// unknown method. Asynchronous on a GPU.
+///
+///   calm::scatter_rows(calm::plus{}, dst, msg, edges, 64, node_sum, nodes);  // messages of 64 floats summed into their nodes
+template <class Op, class K, class T, class Exec = default_exec>
+void scatter_rows(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, rows_options const& opt = {}, Exec const& ex = Exec{}) {
+  static_assert(std::is_integral<K>::value, "scatter_rows: keys must be integers");
+  check_atomic_op<Op, T>();
+  require(n >= 0 && rows >= 0, errc::invalid_argument, [&] { return "scatter_rows: negative size (n " + std::to_string(n) + ", rows " + std::to_string(rows) + ")"; });
+  require(d >= 1, errc::invalid_argument, [&] { return "scatter_rows: d = " + std::to_string(d) + " components; at least one is needed"; });
+  index_t const most = std::max(n, rows);
+  require(most <= (index_t(1) << 62) / d, errc::out_of_range,
+          [&] { return "scatter_rows: " + std::to_string(most) + " rows of " + std::to_string(d) + " components are more entries than calm indexes (2^62)"; });
+  require(n == 0 || (keys != nullptr && values != nullptr), errc::invalid_argument, "scatter_rows: keys or values is null");
+  require(rows == 0 || table != nullptr, errc::invalid_argument, "scatter_rows: table is null");
+  int const mi = static_cast<int>(opt.method);
+  require(mi >= 0 && mi <= static_cast<int>(rows_method::thread_private), errc::invalid_argument,
+          [&] { return "scatter_rows: unknown method " + std::to_string(mi); });
+  if (opt.overwrite) detail::fill_identity<Op>(table, rows * d, ex);
+  if (n == 0 || rows == 0) return;
+  rows_method m = opt.method;
+  if (m == rows_method::automatic) m = Exec::thread_tables ? rows_method::thread_private : rows_method::peer_reduce;
+  if (m == rows_method::thread_private && !Exec::thread_tables) m = rows_method::peer_reduce;
+  if (m == rows_method::thread_private && !detail::thread_tables_fit<T, Exec>(rows * d)) m = rows_method::naive;
+  if constexpr (Exec::thread_tables) {
+    if (m == rows_method::thread_private) return detail::launch_rows_thread_private(op, keys, values, n, d, table, rows, ex);
+  }
+  constexpr int threads = 256;
+  index_t const tiles = (n + threads - 1) / threads;
+  if (m == rows_method::naive) ex.for_each_resident_block(tiles, threads, 0, detail::rows_program<false, Op, K, T>{op, keys, values, n, d, table, rows});
+  else ex.for_each_resident_block(tiles, threads, 0, detail::rows_program<true, Op, K, T>{op, keys, values, n, d, table, rows});
+}
+
+}  // namespace calm
