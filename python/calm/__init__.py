@@ -47,13 +47,14 @@ class _Lib:
     def dtype(self, name):
         return getattr(self.xp, name)
 
-    def full(self, n, value, dtype_name):
+    def full(self, shape, value, dtype_name):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if self.name == "torch":
-            return self.xp.full((n,), value, dtype=self.dtype(dtype_name), device=self.device)
+            return self.xp.full(shape, value, dtype=self.dtype(dtype_name), device=self.device)
         if self.name == "cupy":
             with self.device:
-                return self.xp.full((n,), value, dtype=dtype_name)
-        return self.xp.full((n,), value, dtype=dtype_name)
+                return self.xp.full(shape, value, dtype=dtype_name)
+        return self.xp.full(shape, value, dtype=dtype_name)
 
     def as_type(self, x, dtype_name):
         if self.dtype_name(x) == dtype_name:
@@ -209,15 +210,19 @@ def _identity(reduce, dtype_name):
 
 
 def scatter(src, index, dim_size=None, reduce="sum", out=None):
-    """As torch_scatter.scatter for one-dimensional src: out[index[i]] = reduce(out[index[i]], src[i]).
-    Where out is given it is updated in place (keys outside it skipped) and returned. Where it is not, a
-    new array of dim_size entries (max(index) + 1 where dim_size is None; negative keys then raise) starts
-    at 0 for "sum"; for "max" and "min" entries no key reaches are 0, as torch_scatter leaves them."""
+    """As torch_scatter.scatter over dimension 0: out[index[i]] = reduce(out[index[i]], src[i]) for src of
+    shape (n,), and out[index[i], :] = reduce(out[index[i], :], src[i, :]) for rows of d components, src
+    of shape (n, d) (messages summed into the nodes of a graph). Where out is given it is updated in place
+    (keys outside it skipped) and returned. Where it is not, a new array of dim_size entries or rows
+    (max(index) + 1 where dim_size is None; negative keys then raise) starts at 0 for "sum"; for "max"
+    and "min" entries no key reaches are 0, as torch_scatter leaves them."""
     if reduce not in _REDUCTIONS:
         raise ValueError(f'calm: reduce must be "sum", "max" or "min", not "{reduce}"')
     lib = _Lib(src)
+    if len(src.shape) == 2:
+        return _scatter_rows(lib, src, index, dim_size, reduce, out)
     if len(src.shape) != 1:
-        raise ValueError(f"calm: src must be one-dimensional, has shape {tuple(src.shape)}")
+        raise ValueError(f"calm: src must have one or two dimensions, has shape {tuple(src.shape)}")
     if index.shape != src.shape:
         raise ValueError(f"calm: index has shape {tuple(index.shape)}, src {tuple(src.shape)}")
     keys = _keys(lib, index)
@@ -228,6 +233,28 @@ def scatter(src, index, dim_size=None, reduce="sum", out=None):
     start = 0 if reduce == "sum" else _identity(reduce, dt)
     out = lib.full(size, start, dt)
     Plan(keys, out, src, reduce)(keys, out, src)
+    if reduce != "sum":
+        out[out == start] = 0
+    return out
+
+
+def _scatter_rows(lib, src, index, dim_size, reduce, out):
+    """scatter for src of shape (n, d): calm::scatter_rows, each key's rows folded once per warp."""
+    if len(index.shape) != 1 or index.shape[0] != src.shape[0]:
+        raise ValueError(f"calm: index has shape {tuple(index.shape)}; src {tuple(src.shape)} needs ({src.shape[0]},)")
+    keys = _keys(lib, index)
+    stream = lib.stream()
+    if out is not None:
+        if len(out.shape) != 2 or out.shape[1] != src.shape[1]:
+            raise ValueError(f"calm: out has shape {tuple(out.shape)}; src {tuple(src.shape)} needs (rows, {src.shape[1]})")
+        values = lib.contiguous(lib.as_type(src, lib.dtype_name(out)))
+        _calm.scatter_rows(reduce, lib.capsule(keys, stream), lib.capsule(values, stream), lib.capsule(out, stream), stream)
+        return out
+    size = _key_bound(lib, keys, "scatter's index") if dim_size is None else int(dim_size)
+    dt = lib.dtype_name(src)
+    start = 0 if reduce == "sum" else _identity(reduce, dt)
+    out = lib.full((size, src.shape[1]), start, dt)
+    _calm.scatter_rows(reduce, lib.capsule(keys, stream), lib.capsule(lib.contiguous(src), stream), lib.capsule(out, stream), stream)
     if reduce != "sum":
         out[out == start] = 0
     return out

@@ -51,6 +51,8 @@ inline char const* name(dtype t) {
 /// Where an array lives, as DLPack names it.
 enum class place { host, cuda, rocm };
 
+inline char const* place_name(place p) { return p == place::host ? "the host (CPU)" : p == place::cuda ? "a CUDA device" : "a ROCm device"; }
+
 /// A compact one- or two-dimensional array seen through a DLPack capsule, which the caller keeps
 /// alive (the producer's capsule frees the tensor: it is read, never consumed).
 struct array_view {

@@ -33,9 +33,9 @@ int current_device() {
   return d;
 }
 
-namespace {
+void add_scatter_rows(py::module_& m);  // rows.cpp
 
-char const* place_name(place p) { return p == place::host ? "the host (CPU)" : p == place::cuda ? "a CUDA device" : "a ROCm device"; }
+namespace {
 
 dtype dtype_named(std::string const& s) {
   if (s == "int32") return dtype::int32;
@@ -161,4 +161,5 @@ PYBIND11_MODULE(_calm, m) {
            "(\"automatic\" where the device chose and wait is False).")
       .def("seconds_per_run", &python_plan::seconds_per_run, py::arg("keys"), py::arg("values"), py::arg("out"), py::arg("repeats"),
            "Runs the plan `repeats` times from C++ (the last run waited for) and returns the seconds per run: a call's cost without Python.");
+  calm_python::add_scatter_rows(m);
 }

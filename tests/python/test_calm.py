@@ -147,6 +147,54 @@ def test_scatter_matches_a_sequential_reference(lib, reduce, dtype, dist, n, siz
         np.testing.assert_array_equal(got, want)
 
 
+def reference_rows(keys, src, size, reduce):
+    """out[k, :] folded sequentially; keys outside [0, size) skipped; entries no key reaches are 0 (torch_scatter)."""
+    out = np.zeros((size, src.shape[1]), src.dtype)
+    inside = (keys >= 0) & (keys < size)
+    if reduce == "sum":
+        np.add.at(out, keys[inside], src[inside])
+        return out
+    info = np.iinfo(src.dtype) if src.dtype.kind == "i" else np.finfo(src.dtype)
+    start = info.min if reduce == "max" else info.max
+    out[:] = start
+    (np.maximum if reduce == "max" else np.minimum).at(out, keys[inside], src[inside])
+    out[out == start] = 0
+    return out
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("reduce", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("dist", DISTS)
+@pytest.mark.parametrize("n,d,size", [(0, 4, 5), (37, 1, 3), (1000, 64, 97), (5000, 3, 4000), (300, 70, 1)])
+def test_scatter_of_rows_matches_a_sequential_reference(lib, reduce, dtype, dist, n, d, size):
+    rng = rng_for("rows", lib, reduce, dtype, dist, n, d, size)
+    keys = draw_keys(rng, dist, n, size)
+    src = (rng.standard_normal((n, d)) * 100).astype(dtype)
+    got = to_numpy(calm.scatter(to_lib(lib, src), to_lib(lib, keys), dim_size=size, reduce=reduce))
+    want = reference_rows(keys, src, size, reduce)
+    assert got.shape == (size, d) and got.dtype == want.dtype
+    if dtype.startswith("float") and reduce == "sum":
+        assert_sums_close(got.reshape(-1), want.reshape(-1), (keys[:, None] * d + np.arange(d)).reshape(-1), src.reshape(-1), size * d, dtype)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_scatter_of_rows_into_out_accumulates_skips_outside_and_checks_shapes(lib):
+    out = to_lib(lib, np.ones((3, 2), np.float32))
+    src = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.float32)
+    calm.scatter(to_lib(lib, src), to_lib(lib, np.array([2, 0, 5, 2])), reduce="sum", out=out)
+    np.testing.assert_array_equal(to_numpy(out), [[4, 5], [1, 1], [9, 11]])
+    with pytest.raises(ValueError, match="index"):
+        calm.scatter(to_lib(lib, src), to_lib(lib, np.array([0, 1])), dim_size=3)
+    with pytest.raises(ValueError, match="out"):
+        calm.scatter(to_lib(lib, src), to_lib(lib, np.array([0, 1, 2, 0])), out=to_lib(lib, np.zeros((3, 3), np.float32)))
+    with pytest.raises(ValueError, match="non-negative"):
+        calm.scatter(to_lib(lib, src), to_lib(lib, np.array([0, -1, 2, 0])))
+    np.testing.assert_array_equal(to_numpy(out), [[4, 5], [1, 1], [9, 11]])
+
+
 @pytest.mark.parametrize("lib", LIBS)
 def test_scatter_into_out_accumulates_and_skips_outside(lib):
     out = to_lib(lib, np.array([1.0, 5.0, -2.0], np.float32))
