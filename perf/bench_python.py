@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """calm's Python package beside torch on one device, in one process: histograms against torch.bincount,
-float scatters against index_add_ and scatter_reduce, on the perf suite's key distributions, and the cost
+float scatters against index_add_ and scatter_reduce, on the perf suite's key distributions, rows of 64
+floats summed into the nodes of a graph (2^log2n floats in all) against index_add_, and the cost
 of a call from Python against the same plan run from C++. Prints a table and writes JSON.
 
     PYTHONPATH=<build>/python python3 perf/bench_python.py [--log2n 26] [--json out.json] [--device cuda]
@@ -29,6 +30,9 @@ def draw_keys(dist, n, bins, gen):
     if dist == "zipf":
         z = np.random.default_rng(7).zipf(1.3, n) - 1
         return torch.from_numpy(np.minimum(z, bins - 1))
+    if dist == "powerlaw":  # in-degrees of a power-law graph: zipf ranks of nodes in a random order
+        z = np.minimum(np.random.default_rng(7).zipf(1.8, n) - 1, bins - 1)
+        return torch.from_numpy(np.random.default_rng(8).permutation(bins)[z])
     raise ValueError(dist)
 
 
@@ -59,6 +63,9 @@ def cases(args):
         for dist in dists:
             yield "scatter_sum", dist, bins
             yield "scatter_max", dist, bins
+    for nodes in [4096, 65536, 1 << 20]:  # message passing: rows of 64 floats into the nodes of a graph
+        for dist in ["uniform", "powerlaw"]:
+            yield "rows_sum", dist, nodes
 
 
 def run_case(kind, dist, bins, n, dev, gen, reps):
@@ -73,6 +80,16 @@ def run_case(kind, dist, bins, n, dev, gen, reps):
         row["peer_us"] = median_seconds(lambda: torch.bincount(keys, minlength=bins), reps, dev) * 1e6
         assert torch.equal(calm.histogram(keys, bins), torch.bincount(keys, minlength=bins))
         row["bytes"] = n * 8
+    elif kind == "rows_sum":
+        d = 64
+        keys = keys[: n // d]
+        src = torch.rand(n // d, d, generator=gen).to(dev)
+        out = torch.zeros(bins, d, device=dev)
+        row["d"] = d
+        row["calm_us"] = median_seconds(lambda: calm.scatter(src, keys, out=out), reps, dev) * 1e6
+        row["peer"] = "index_add_"
+        row["peer_us"] = median_seconds(lambda: out.index_add_(0, keys, src), reps, dev) * 1e6
+        row["bytes"] = (n // d) * (8 + 4 * d)
     else:
         src = torch.rand(n, generator=gen).to(dev)
         out = torch.zeros(bins, device=dev)

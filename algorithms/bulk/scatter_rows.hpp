@@ -15,15 +15,16 @@
 #include "../block/run_merge.hpp"
 #include "key_map.hpp"
 #include "table_fill.hpp"
-#include "thread_private.hpp"
+#include "thread_rows.hpp"
 #include "workspace.hpp"
 
 namespace calm {
 
 /// How scatter_rows merges the rows of equal keys.
 enum class rows_method {
-  /// thread_private on a CPU where one copy of the table fits thread_table_max_bytes (naive beyond);
-  /// peer_reduce on a GPU.
+  /// On a CPU (detail::cpu_rows_method): columns on one thread; thread_private where the threads'
+  /// tables cost at most half of what the values take, else columns where a row spans two cache lines
+  /// or more, else naive; on a GPU peer_reduce.
   automatic,
   /// Each item's row straight into the table: one atomic per component (torch's index_add_).
   naive,
@@ -32,10 +33,13 @@ enum class rows_method {
   peer_reduce,
   /// On a CPU: a table private to each thread, merged once (on a GPU: as peer_reduce).
   thread_private,
+  /// On a CPU: each thread a range of the components (whole cache lines) of every row, no atomics (on
+  /// a GPU: as peer_reduce).
+  columns,
 };
 
 inline char const* to_string(rows_method m) {
-  static char const* names[] = {"automatic", "naive", "peer_reduce", "thread_private"};
+  static char const* names[] = {"automatic", "naive", "peer_reduce", "thread_private", "columns"};
   return names[static_cast<int>(m)];
 }
 
@@ -111,48 +115,24 @@ struct rows_program {
   }
 };
 
-/// thread_private's fill: block b (one CPU thread) sets its own table (rows x d, `stride` entries from
-/// one thread's to the next) to the identity and folds its slice of the items into it.
-template <class Op, class K, class T>
-struct rows_thread_fill_program {
-  Op op;
-  K const* keys;
-  T const* values;
-  index_t n;
-  int d;
-  index_t rows;
-  T* tables;
-  index_t stride;
+/// rows_program over n > 0 items, a warp's items one a lane (on the host too, where the tests run it).
+template <bool Merge, class Op, class K, class T, class Exec>
+void launch_rows_warps(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+  constexpr int threads = 256;
+  ex.for_each_resident_block((n + threads - 1) / threads, threads, 0, rows_program<Merge, Op, K, T>{op, keys, values, n, d, table, rows});
+}
 
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    index_t begin, end;
-    slice_range(n, blk.count(), blk.index(), begin, end);
-    T* const t = tables + blk.index() * stride;
-    int const dd = d;
-    for (index_t e = 0; e < rows * dd; ++e) t[e] = Op::template identity<T>();
-    for (index_t i = begin; i < end; ++i) {
-      index_t const k = identity_key{}(keys[i]);
-      if (k < 0 || k >= rows) continue;
-      T* const dst = t + k * dd;
-      T const* const src = values + i * dd;
-      for (int c = 0; c < dd; ++c) dst[c] = op(dst[c], src[c]);
-    }
-  }
-};
-
-/// scatter_rows' thread_private (n > 0, rows > 0): one launch fills each thread's table, one folds them
-/// into the table by ranges of entries (no atomics).
-template <class Op, class K, class T, class Exec>
-void launch_rows_thread_private(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
-  thread_tables_plan plan;
-  plan.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
-  plan.stride = (rows * d + 15) / 16 * 16;
-  workspace<Exec> ws(ex, static_cast<std::size_t>(plan.blocks * plan.stride) * sizeof(T));
-  T* const tables = ws.template at<T>(0);
-  ex.for_each_block(plan.blocks, 1, 0, rows_thread_fill_program<Op, K, T>{op, keys, values, n, d, rows, tables, plan.stride});
-  ex.for_each_block(std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), rows * d / 1024)), 1, 0,
-                    thread_table_merge_program<Op, T>{op, tables, table, rows * d, plan});
+/// automatic's method on a CPU of `threads` threads: columns on one thread (a plain loop); else
+/// thread_private where the threads' tables (cleared and merged) cost at most half of what the values
+/// take; else columns where a row spans at least two cache lines (two threads get a share); else naive.
+template <class T>
+rows_method cpu_rows_method(index_t n, int d, index_t rows, index_t threads) {
+  double const table_bytes = static_cast<double>(rows) * d * sizeof(T), values_bytes = static_cast<double>(n) * d * sizeof(T);
+  index_t const used = std::max<index_t>(1, std::min<index_t>(threads, n / thread_min_items));
+  if (threads <= 1) return rows_method::columns;
+  if (table_bytes * static_cast<double>(used) * 2 <= values_bytes) return rows_method::thread_private;
+  if (static_cast<std::size_t>(d) * sizeof(T) >= 128) return rows_method::columns;
+  return rows_method::naive;
 }
 
 }  // namespace detail
@@ -178,21 +158,22 @@ void scatter_rows(Op op, K const* keys, T const* values, index_t n, int d, T* ta
   require(n == 0 || (keys != nullptr && values != nullptr), errc::invalid_argument, "scatter_rows: keys or values is null");
   require(rows == 0 || table != nullptr, errc::invalid_argument, "scatter_rows: table is null");
   int const mi = static_cast<int>(opt.method);
-  require(mi >= 0 && mi <= static_cast<int>(rows_method::thread_private), errc::invalid_argument,
+  require(mi >= 0 && mi <= static_cast<int>(rows_method::columns), errc::invalid_argument,
           [&] { return "scatter_rows: unknown method " + std::to_string(mi); });
   if (opt.overwrite) detail::fill_identity<Op>(table, rows * d, ex);
   if (n == 0 || rows == 0) return;
   rows_method m = opt.method;
-  if (m == rows_method::automatic) m = Exec::thread_tables ? rows_method::thread_private : rows_method::peer_reduce;
-  if (m == rows_method::thread_private && !Exec::thread_tables) m = rows_method::peer_reduce;
+  bool const on_cpu = Exec::thread_tables;
+  if (m == rows_method::automatic) m = on_cpu ? detail::cpu_rows_method<T>(n, d, rows, ex.resident_blocks_hint()) : rows_method::peer_reduce;
+  if ((m == rows_method::thread_private || m == rows_method::columns) && !on_cpu) m = rows_method::peer_reduce;
   if (m == rows_method::thread_private && !detail::thread_tables_fit<T, Exec>(rows * d)) m = rows_method::naive;
   if constexpr (Exec::thread_tables) {
     if (m == rows_method::thread_private) return detail::launch_rows_thread_private(op, keys, values, n, d, table, rows, ex);
+    if (m == rows_method::columns) return detail::launch_rows_columns(op, keys, values, n, d, table, rows, ex);
+    if (m == rows_method::naive) return detail::launch_rows_atomic(op, keys, values, n, d, table, rows, ex);
   }
-  constexpr int threads = 256;
-  index_t const tiles = (n + threads - 1) / threads;
-  if (m == rows_method::naive) ex.for_each_resident_block(tiles, threads, 0, detail::rows_program<false, Op, K, T>{op, keys, values, n, d, table, rows});
-  else ex.for_each_resident_block(tiles, threads, 0, detail::rows_program<true, Op, K, T>{op, keys, values, n, d, table, rows});
+  if (m == rows_method::naive) detail::launch_rows_warps<false>(op, keys, values, n, d, table, rows, ex);
+  else detail::launch_rows_warps<true>(op, keys, values, n, d, table, rows, ex);
 }
 
 }  // namespace calm

@@ -11,8 +11,10 @@
 namespace calm_test {
 
 /// One scatter_rows call on fresh keys and rows, checked against verify_atomics over the components.
+/// warps (n > 0, no overwrite): the GPU's program itself, grouped (peer_reduce) or not (naive), whatever
+/// the backend runs for the method.
 template <class Op, class T, class K>
-void check_rows(calm::rows_method method, keys_kind kind, index_t n, int d, index_t rows, bool overwrite) {
+void check_rows(calm::rows_method method, keys_kind kind, index_t n, int d, index_t rows, bool overwrite, bool warps = false) {
   auto g = rng(1234 + static_cast<int>(kind) * 7 + static_cast<int>(n) * 3 + d * 11 + static_cast<int>(rows) * 13 + static_cast<int>(method) * 101);
   auto const keys = table_keys<K>(static_cast<std::size_t>(n), kind, rows, g, true);
   auto const vals = random_operands<Op, T>(static_cast<std::size_t>(n * d), g);
@@ -24,7 +26,12 @@ void check_rows(calm::rows_method method, keys_kind kind, index_t n, int d, inde
   opt.overwrite = overwrite;
   INFO("scatter_rows " << calm::to_string(method) << ", " << to_string(kind) << ", n " << n << ", d " << d << ", rows " << rows << ", overwrite "
                        << overwrite << ", " << sizeof(K) << "-byte keys");
-  calm::scatter_rows(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, opt, exec{});
+  if (warps && method == calm::rows_method::naive)
+    calm::detail::launch_rows_warps<false>(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, exec{});
+  else if (warps)
+    calm::detail::launch_rows_warps<true>(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, exec{});
+  else
+    calm::scatter_rows(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, opt, exec{});
   synchronize();
   if (overwrite) std::fill(init.begin(), init.end(), Op::template identity<T>());
   std::vector<T> kept;
@@ -41,7 +48,7 @@ void check_rows(calm::rows_method method, keys_kind kind, index_t n, int d, inde
 
 TEST_CASE("scatter_rows: rows of d components against a sequential fold, every method", "[bulk][rows]") {
   using namespace calm_test;
-  std::size_t const mi = GENERATE(range(0, 4));
+  std::size_t const mi = GENERATE(range(0, 5));
   std::size_t const ki = GENERATE(range(0, 4));
   index_t const n = GENERATE(0, 1, 45, 3001);
   int const d = GENERATE(1, 3, 33, 70);
@@ -54,11 +61,12 @@ TEST_CASE("scatter_rows: rows of d components against a sequential fold, every m
   check_rows<calm::plus, double, std::uint64_t>(method, kind, n, d, rows, ki % 2 == 1);
   check_rows<calm::max, std::int32_t, std::int64_t>(method, kind, n, d, rows, ki % 2 == 0);
   check_rows<calm::min, float, std::uint32_t>(method, kind, n, d, rows, false);
+  if (n > 0 && mi <= 2) check_rows<calm::plus, double, std::int32_t>(method, kind, n, d, rows, false, true);
 }
 
 TEST_CASE("scatter_rows: enough items for every thread of a CPU's thread_private", "[bulk][rows]") {
   using namespace calm_test;
-  std::size_t const mi = GENERATE(range(0, 4));
+  std::size_t const mi = GENERATE(range(0, 5));
   int const d = GENERATE(2, 5);
   index_t const rows = GENERATE(17, 2000);
   CAPTURE(name, warp_size());

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// calm/algorithms/bulk/thread_rows.hpp: scatter_rows on a CPU (a block is one thread): tables private to each
+// thread merged once (001 §3), ranges of components owned by one thread each, or one atomic per component.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "../../core/exec.hpp"
+#include "../../core/warp.hpp"
+#include "../warp/naive.hpp"
+#include "../warp/update.hpp"
+#include "key_map.hpp"
+#include "thread_private.hpp"
+#include "thread_slices.hpp"
+#include "workspace.hpp"
+
+namespace calm {
+namespace detail {
+
+/// thread_private's fill: block b (one CPU thread) sets its own table (rows x d, `stride` entries from
+/// one thread's to the next) to the identity and folds its slice of the items into it.
+template <class Op, class K, class T>
+struct rows_thread_fill_program {
+  Op op;
+  K const* keys;
+  T const* values;
+  index_t n;
+  int d;
+  index_t rows;
+  T* tables;
+  index_t stride;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t begin, end;
+    slice_range(n, blk.count(), blk.index(), begin, end);
+    T* const t = tables + blk.index() * stride;
+    int const dd = d;
+    for (index_t e = 0; e < rows * dd; ++e) t[e] = Op::template identity<T>();
+    for (index_t i = begin; i < end; ++i) {
+      index_t const k = identity_key{}(keys[i]);
+      if (k < 0 || k >= rows) continue;
+      T* const dst = t + k * dd;
+      T const* const src = values + i * dd;
+      for (int c = 0; c < dd; ++c) dst[c] = op(dst[c], src[c]);
+    }
+  }
+};
+
+/// scatter_rows' thread_private (n > 0, rows > 0): one launch fills each thread's table, one folds them
+/// into the table by ranges of entries (no atomics).
+template <class Op, class K, class T, class Exec>
+void launch_rows_thread_private(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+  thread_tables_plan plan;
+  plan.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+  plan.stride = (rows * d + 15) / 16 * 16;
+  workspace<Exec> ws(ex, static_cast<std::size_t>(plan.blocks * plan.stride) * sizeof(T));
+  T* const tables = ws.template at<T>(0);
+  ex.for_each_block(plan.blocks, 1, 0, rows_thread_fill_program<Op, K, T>{op, keys, values, n, d, rows, tables, plan.stride});
+  ex.for_each_block(std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), rows * d / 1024)), 1, 0,
+                    thread_table_merge_program<Op, T>{op, tables, table, rows * d, plan});
+}
+
+/// scatter_rows' columns: block b (one CPU thread) folds components [c0, c1) of every item's row; no
+/// two blocks write one component.
+template <class Op, class K, class T>
+struct rows_columns_program {
+  Op op;
+  K const* keys;
+  T const* values;
+  index_t n;
+  int d;
+  index_t rows;
+  int units;  ///< ranges of components_per_unit components (one cache line of T)
+
+  T* table;
+  static constexpr int components_per_unit = 64 / sizeof(T) > 0 ? int(64 / sizeof(T)) : 1;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    index_t u0, u1;
+    slice_range(units, blk.count(), blk.index(), u0, u1);
+    int const dd = d;
+    int const c0 = static_cast<int>(u0) * components_per_unit, c1 = std::min(dd, static_cast<int>(u1) * components_per_unit);
+    for (index_t i = 0; i < n; ++i) {
+      index_t const k = identity_key{}(keys[i]);
+      if (k < 0 || k >= rows) continue;
+      T* const dst = table + k * dd;
+      T const* const src = values + i * dd;
+      for (int c = c0; c < c1; ++c) dst[c] = op(dst[c], src[c]);
+    }
+  }
+};
+
+template <class Op, class K, class T, class Exec>
+void launch_rows_columns(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+  constexpr int per = rows_columns_program<Op, K, T>::components_per_unit;
+  int const units = (d + per - 1) / per;
+  index_t const blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), units));
+  ex.for_each_block(blocks, 1, 0, rows_columns_program<Op, K, T>{op, keys, values, n, d, rows, units, table});
+}
+
+/// scatter_rows' naive on a CPU: block b (one thread) a slice of the items, one atomic per component.
+template <class Op, class K, class T>
+struct rows_atomic_program {
+  Op op;
+  K const* keys;
+  T const* values;
+  index_t n;
+  int d;
+  index_t rows;
+  T* table;
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    blk.for_each_warp([&](auto const& w, auto) {
+      each_lane(w, [&](auto const& w1, int) {
+        index_t begin, end;
+        slice_range(n, blk.count(), blk.index(), begin, end);
+        for (index_t i = begin; i < end; ++i) {
+          index_t const k = identity_key{}(keys[i]);
+          if (k < 0 || k >= rows) continue;
+          for (int c = 0; c < d; ++c) update(w1, op, scope::device{}, table + k * d + c, values[i * d + c], naive{});
+        }
+      }, lane_id(w));
+    });
+  }
+};
+
+template <class Op, class K, class T, class Exec>
+void launch_rows_atomic(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+  index_t const blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+  ex.for_each_block(blocks, 1, 0, rows_atomic_program<Op, K, T>{op, keys, values, n, d, rows, table});
+}
+
+}  // namespace detail
+}  // namespace calm
