@@ -4,7 +4,7 @@ float scatters against index_add_ and scatter_reduce, on the perf suite's key di
 floats summed into the nodes of a graph (2^log2n floats in all) against index_add_, and the cost
 of a call from Python against the same plan run from C++. Prints a table and writes JSON.
 
-    PYTHONPATH=<build>/python python3 perf/bench_python.py [--log2n 26] [--json out.json] [--device cuda]
+    PYTHONPATH=<build>/python python3 perf/bench_python.py [--log2n 26] [--json out.json] [--device cuda] [--kinds rows_sum]
 """
 
 import argparse
@@ -135,12 +135,15 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--device", default="cuda" if calm.backend == "cuda" else "cpu")
     ap.add_argument("--json")
+    ap.add_argument("--kinds", default="histogram,scatter_sum,scatter_max,rows_sum", help="the cases to run, by kind")
     args = ap.parse_args()
     gen = torch.Generator().manual_seed(1)
     n = 1 << args.log2n
     rows = []
     print(f"{'case':<12} {'dist':<8} {'bins':>8} | {'calm us':>10} {'peer us':>10} {'x peer':>7}  peer")
     for kind, dist, bins in cases(args):
+        if kind not in args.kinds.split(","):
+            continue
         r = run_case(kind, dist, bins, n, args.device, gen, args.reps)
         rows.append(r)
         print(f"{kind:<12} {dist:<8} {bins:>8} | {r['calm_us']:>10.1f} {r['peer_us']:>10.1f} {r['speedup']:>7.2f}  {r['peer']}", flush=True)

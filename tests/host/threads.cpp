@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host tests built with ThreadSanitizer (CALM_TSAN: clang and LLVM's libomp, whose Archer tool tells TSan
 // about OpenMP's own synchronization): the bulk strategies on several OpenMP threads (thread_private's
-// tables and their merge, the block programs' atomics), and host threads calling calm at once.
+// tables and their merge, the block programs' atomics), the CPU forms of the workloads and of scatter_rows
+// (slices with plain and atomic writes side by side), and host threads calling calm at once.
 #include <calm/calm.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <thread>
@@ -74,4 +76,43 @@ TEST_CASE("threads: two host threads calling calm at once", "[threads]") {
   CHECK(a == want);
   CHECK(b == want);
   CHECK(c == want);
+}
+
+TEST_CASE("threads: the workloads' and scatter_rows' CPU forms on four OpenMP threads", "[threads]") {
+  int const before = omp_get_max_threads();
+  omp_set_num_threads(4);
+  calm::index_t const rows = 5003, nnz = 120011;
+  std::mt19937_64 g(31);
+  std::vector<int> row(static_cast<std::size_t>(nnz)), col(row.size());
+  for (auto& r : row) r = static_cast<int>(g() % rows);
+  for (auto& c : col) c = static_cast<int>(g() % 7);
+  std::vector<float> vals(row.size(), 0.5f), x(7, 1.0f), want(static_cast<std::size_t>(rows), 0.0f);
+  for (auto r : row) want[static_cast<std::size_t>(r)] += 0.5f;  // halves below 2^24: exact in any order
+  for (bool sorted : {false, true}) {  // atomics only, then plain writes inside the slices beside atomics at their ends
+    if (sorted) std::sort(row.begin(), row.end());
+    std::vector<float> y(static_cast<std::size_t>(rows), 0.0f);
+    calm::spmv_coo(row.data(), col.data(), vals.data(), nnz, x.data(), y.data(), rows, calm::index_t(7));
+    CHECK(y == want);
+  }
+  std::vector<std::int64_t> v(static_cast<std::size_t>(nnz), 3), out(97, 0), out_want(97, 0);
+  calm::index_t const per = (nnz + 96) / 97;
+  for (calm::index_t i = 0; i < nnz; ++i) out_want[static_cast<std::size_t>(i / per)] += 3;
+  calm::sum_compacted(v.data(), nnz, out.data(), 97);
+  CHECK(out == out_want);
+  std::vector<float> points(row.size() * 3, 0.5f), sums(static_cast<std::size_t>(rows) * 3, 0.0f), sums_want(sums.size(), 0.0f);
+  std::vector<std::uint32_t> counts(static_cast<std::size_t>(rows), 0), counts_want(counts.size(), 0);
+  for (auto r : row) counts_want[static_cast<std::size_t>(r)] += 1, sums_want[static_cast<std::size_t>(r) * 3] += 0.5f;
+  for (std::size_t e = 0; e < sums_want.size(); ++e) sums_want[e] = sums_want[e / 3 * 3];
+  calm::kmeans_update(points.data(), row.data(), nnz, 3, rows, sums.data(), counts.data());
+  CHECK(counts == counts_want);
+  CHECK(sums == sums_want);
+  for (int m = 0; m <= static_cast<int>(calm::rows_method::columns); ++m) {
+    calm::rows_options opt;
+    opt.method = static_cast<calm::rows_method>(m);
+    std::vector<float> table(sums.size(), 0.0f);
+    calm::scatter_rows(calm::plus{}, row.data(), points.data(), nnz, 3, table.data(), rows, opt);
+    CAPTURE(calm::to_string(opt.method));
+    CHECK(table == sums_want);
+  }
+  omp_set_num_threads(before);
 }
