@@ -256,6 +256,19 @@ void spmv_omp_csr(benchmark::State& state, std::string kind) {  // the host's st
     }
   });
 }
+
+void spmv_omp_coo(benchmark::State& state, std::string kind) {  // the same COO arrays as calm: an OpenMP array reduction over y
+  device_matrix const& dm = get_matrix(kind);
+  int const* row = dm.row.data();
+  int const* col = dm.col.data();
+  float const* val = dm.val.data();
+  float const* x = dm.x.data();
+  index_t const rows = dm.host.rows, nnz = dm.nnz();
+  time_spmv(state, dm, [&](float* y) {
+#pragma omp parallel for reduction(+ : y[:rows]) schedule(static)
+    for (index_t e = 0; e < nnz; ++e) y[row[e]] += val[e] * x[col[e]];
+  });
+}
 #endif
 
 // ---------------------------------------------------------------- kmeans_update
@@ -677,6 +690,7 @@ void count_wide_sort(benchmark::State& state, std::uint32_t bound, dist ds) {
 #endif
 #if defined(CALM_BACKEND_OPENMP)
     add(base + "omp_csr", spmv_omp_csr, kind);
+    add(base + "omp_coo", spmv_omp_coo, kind);
 #endif
   }
   for (int d : {2, 4, 8})

@@ -117,20 +117,34 @@ struct thread_run_merge_program {
         if (shared) update(w, o, scope::device{}, table + open, acc, naive{});
         else table[open] = o(table[open], acc);
       };
-      for (index_t i = begin; i < end; ++i) {
-        auto const item = src.item(w, i);
-        index_t const key = item.key;
-        if (key < 0) continue;
+      auto const fold = [&](index_t key, T value) {
+        if (key < 0) return;
         if (key == open) {
-          acc = o(acc, static_cast<T>(item.value));
-          continue;
+          acc = o(acc, value);
+          return;
         }
         if (open >= 0) {
           write(first_run || !own_inner_runs);
           first_run = false;
         }
         open = key;
-        acc = static_cast<T>(item.value);
+        acc = value;
+      };
+      constexpr int group = 8;  // the items' loads all issued before the first branch on a key
+      index_t i = begin;
+      for (; i + group <= end; i += group) {
+        index_t key[group];
+        T value[group];
+        for (int j = 0; j < group; ++j) {
+          auto const item = src.item(w, i + j);
+          key[j] = item.key;
+          value[j] = static_cast<T>(item.value);
+        }
+        for (int j = 0; j < group; ++j) fold(key[j], value[j]);
+      }
+      for (; i < end; ++i) {
+        auto const item = src.item(w, i);
+        fold(item.key, static_cast<T>(item.value));
       }
       if (open >= 0) write(true);
     });
