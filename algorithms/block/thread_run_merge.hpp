@@ -176,11 +176,64 @@ struct thread_run_merge_program {
   }
 };
 
-/// The run merge of n > 0 items on an exec whose blocks are CPU threads (Exec::thread_tables): slices
-/// of at least thread_run_min_items, a few per thread. Where the source's keys are not known to ascend
-/// (Source::ascending_keys), a first pass records each slice's keys.
+/// Whether Source says how many entries its table has (src.entries()): its items may then go to tables
+/// private to each thread instead (thread_items_fill_program).
+template <class S, class = void>
+struct has_entries : std::false_type {};
+template <class S>
+struct has_entries<S, std::void_t<decltype(std::declval<S const&>().entries())>> : std::true_type {};
+
+/// Block b (one CPU thread) folds slice b of the items (keys -1 or in [0, entries)) into a table of its
+/// own, set to the identity first; the items of a group loaded before any is folded.
+template <class Op, class T, class Source>
+struct thread_items_fill_program {
+  Op op;
+  Source src;
+  index_t n;
+  T* tables;
+  index_t stride;  ///< entries from one thread's table to the next one's
+
+  template <class Block>
+  CALM_HD void operator()(Block const& blk) const {
+    on_the_lane(blk, [&](auto const& w) {
+      index_t begin, end;
+      slice_range(n, blk.count(), blk.index(), begin, end);
+      T* const t = tables + blk.index() * stride;
+      for (index_t e = 0, size = src.entries(); e < size; ++e) t[e] = Op::template identity<T>();
+      auto const fold = [&](index_t i) {
+        auto const item = src.item(w, i);
+        if (item.key >= 0) t[item.key] = op(t[item.key], static_cast<T>(item.value));
+      };
+      index_t i = begin;
+      for (; i + 4 <= end; i += 4)
+        for (int j = 0; j < 4; ++j) fold(i + j);
+      for (; i < end; ++i) fold(i);
+    });
+  }
+};
+
+/// The run merge of n > 0 items on an exec whose blocks are CPU threads (Exec::thread_tables). A source
+/// that gives its table's size, where each thread's share of the items is at least the table, goes to
+/// tables private to each thread, merged once (as an OpenMP array reduction). Otherwise slices of at
+/// least thread_run_min_items, a few per thread, where a first pass records each slice's keys unless
+/// they are known to ascend (Source::ascending_keys).
 template <class Op, class T, class Source, class Exec>
 void launch_thread_run_merge(Op op, Source const& src, index_t n, T* table, Exec const& ex) {
+  if constexpr (has_entries<Source>::value && !has_run_ends<Source>::value) {
+    index_t const threads = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
+    index_t const entries = src.entries();
+    if (entries * threads <= n && thread_tables_fit<T, Exec>(entries)) {
+      thread_tables_plan plan;
+      plan.blocks = threads;
+      plan.stride = (entries + 15) / 16 * 16;
+      workspace<Exec> ws(ex, static_cast<std::size_t>(plan.blocks * plan.stride) * sizeof(T));
+      T* const tables = ws.template at<T>(0);
+      ex.for_each_block(plan.blocks, 1, 0, thread_items_fill_program<Op, T, Source>{op, src, n, tables, plan.stride});
+      ex.for_each_block(std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), entries / 1024)), 1, 0,
+                        thread_table_merge_program<Op, T>{op, tables, table, entries, plan});
+      return;
+    }
+  }
   index_t const most = thread_run_slices_per_thread * std::max<index_t>(1, ex.resident_blocks_hint());
   index_t const slices = std::max<index_t>(1, std::min<index_t>(most, n / thread_run_min_items));
   slice_keys* keys = nullptr;

@@ -43,6 +43,8 @@ struct coo_source {
   T const* vals;
   T const* x;
   index_t rows, cols;
+  /// The entries of the table (y), for a CPU's tables per thread.
+  CALM_HD index_t entries() const { return rows; }
   /// Row-sorted entries are common, not promised: a CPU's run merge looks (thread_run_merge).
   static constexpr bool ascending_keys = false;
   /// The row of entry p, for that look (any value: a row outside the matrix only makes it cautious).

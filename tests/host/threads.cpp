@@ -91,8 +91,14 @@ TEST_CASE("threads: the workloads' and scatter_rows' CPU forms on four OpenMP th
   for (bool sorted : {false, true}) {  // atomics only, then plain writes inside the slices beside atomics at their ends
     if (sorted) std::sort(row.begin(), row.end());
     std::vector<float> y(static_cast<std::size_t>(rows), 0.0f);
-    calm::spmv_coo(row.data(), col.data(), vals.data(), nnz, x.data(), y.data(), rows, calm::index_t(7));
+    calm::spmv_coo(row.data(), col.data(), vals.data(), nnz, x.data(), y.data(), rows, calm::index_t(7));  // tables per thread
     CHECK(y == want);
+    std::vector<int> spread(row.size());  // rows 97 apart: more rows than entries, so slices of a run merge
+    std::transform(row.begin(), row.end(), spread.begin(), [](int r) { return r * 97; });
+    std::vector<float> y_spread(static_cast<std::size_t>(rows) * 97, 0.0f), want_spread(y_spread.size(), 0.0f);
+    for (std::size_t r = 0; r < want.size(); ++r) want_spread[r * 97] = want[r];
+    calm::spmv_coo(spread.data(), col.data(), vals.data(), nnz, x.data(), y_spread.data(), rows * 97, calm::index_t(7));
+    CHECK(y_spread == want_spread);
   }
   std::vector<std::int64_t> v(static_cast<std::size_t>(nnz), 3), out(97, 0), out_want(97, 0);
   calm::index_t const per = (nnz + 96) / 97;
