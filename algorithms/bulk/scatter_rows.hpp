@@ -57,18 +57,12 @@ namespace detail {
 /// group an item otherwise; for each group the whole warp walks the components, W at a time.
 template <bool Merge, class Op, class K, class T>
 struct rows_program {
-  Op op;
-  K const* keys;
-  T const* values;
-  index_t n;
-  int d;
-  T* table;
-  index_t rows;
+  rows_args<Op, K, T> a;
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     int const threads = blk.threads();
-    blk.for_each_tile((n + threads - 1) / threads, [&](index_t tile) {
+    blk.for_each_tile((a.n + threads - 1) / threads, [&](index_t tile) {
       index_t const base = tile * threads;
       blk.for_each_warp([&](auto const& w, auto th) { warp_rows(w, map([base](int x) { return base + x; }, th)); });
     });
@@ -77,10 +71,10 @@ struct rows_program {
   /// The rows of items `item` (consecutive over the warp's lanes; items n and beyond hold none).
   template <class Warp, class I>
   CALM_HD void warp_rows(Warp const& w, I const& item) const {
-    auto const has = map([nn = n](index_t i) { return i < nn; }, item);
-    auto const raw = map(identity_key{}, load(w, keys, select(has, item, index_t(0))));
+    auto const has = map([nn = a.n](index_t i) { return i < nn; }, item);
+    auto const raw = map(identity_key{}, load(w, a.keys, select(has, item, index_t(0))));
     auto const key = select(has, raw, index_t(-1));
-    auto const valid = map([r = rows](index_t k) { return k >= 0 && k < r; }, key);
+    auto const valid = map([r = a.rows](index_t k) { return k >= 0 && k < r; }, key);
     int const lead = leader_lane(w);
     index_t const item0 = uniform_value(shuffle(w, item, lead)) - lead;  // the item of lane 0
     auto const peers = Merge ? match_any(w, key) : decltype(match_any(w, key)){};
@@ -96,18 +90,19 @@ struct rows_program {
     }
   }
 
-  /// table[k * d + c] = op(table[k * d + c], sum of the members' values[i * d + c]) for c < d.
+  /// table[k * d + c] = op(table[k * d + c], op over the members' values[i * d + c]) for c < d.
   template <class Warp, class M>
   CALM_HD void fold_group(Warp const& w, index_t k, M members, index_t item0) const {
-    Op const o = op;
-    T* const row = table + k * d;
+    Op const o = a.op;
+    int const d = a.d;
+    T* const row = a.table + k * d;
     for (int c0 = 0; c0 < d; c0 += Warp::size) {
       auto const c = map([c0](int ln) { return c0 + ln; }, lane_id(w));
-      auto const on = map([dd = d](int x) { return x < dd; }, c);
+      auto const on = map([d](int x) { return x < d; }, c);
       auto const at = select(on, c, 0);
       auto acc = map([](int) { return Op::template identity<T>(); }, c);
       for (M m = members; m != 0; m &= m - 1) {
-        T const* const src = values + (item0 + (ffs(w, m) - 1)) * d;
+        T const* const src = a.values + (item0 + (ffs(w, m) - 1)) * d;
         acc = map(o, acc, load(w, src, at));
       }
       when(w, on, [&](auto const& u) { atomic_update(u, o, scope::device{}, row + at, acc); });
@@ -117,9 +112,9 @@ struct rows_program {
 
 /// rows_program over n > 0 items, a warp's items one a lane (on the host too, where the tests run it).
 template <bool Merge, class Op, class K, class T, class Exec>
-void launch_rows_warps(Op op, K const* keys, T const* values, index_t n, int d, T* table, index_t rows, Exec const& ex) {
+void launch_rows_warps(rows_args<Op, K, T> const& a, Exec const& ex) {
   constexpr int threads = 256;
-  ex.for_each_resident_block((n + threads - 1) / threads, threads, 0, rows_program<Merge, Op, K, T>{op, keys, values, n, d, table, rows});
+  ex.for_each_resident_block((a.n + threads - 1) / threads, threads, 0, rows_program<Merge, Op, K, T>{a});
 }
 
 /// automatic's method on a CPU of `threads` threads: columns on one thread (a plain loop); else
@@ -167,13 +162,14 @@ void scatter_rows(Op op, K const* keys, T const* values, index_t n, int d, T* ta
   if (m == rows_method::automatic) m = on_cpu ? detail::cpu_rows_method<T>(n, d, rows, ex.resident_blocks_hint()) : rows_method::peer_reduce;
   if ((m == rows_method::thread_private || m == rows_method::columns) && !on_cpu) m = rows_method::peer_reduce;
   if (m == rows_method::thread_private && !detail::thread_tables_fit<T, Exec>(rows * d)) m = rows_method::naive;
+  detail::rows_args<Op, K, T> const a{op, keys, values, n, d, rows, table};
   if constexpr (Exec::thread_tables) {
-    if (m == rows_method::thread_private) return detail::launch_rows_thread_private(op, keys, values, n, d, table, rows, ex);
-    if (m == rows_method::columns) return detail::launch_rows_columns(op, keys, values, n, d, table, rows, ex);
-    if (m == rows_method::naive) return detail::launch_rows_atomic(op, keys, values, n, d, table, rows, ex);
+    if (m == rows_method::thread_private) return detail::launch_rows_thread_private(a, ex);
+    if (m == rows_method::columns) return detail::launch_rows_columns(a, ex);
+    if (m == rows_method::naive) return detail::launch_rows_atomic(a, ex);
   }
-  if (m == rows_method::naive) detail::launch_rows_warps<false>(op, keys, values, n, d, table, rows, ex);
-  else detail::launch_rows_warps<true>(op, keys, values, n, d, table, rows, ex);
+  if (m == rows_method::naive) detail::launch_rows_warps<false>(a, ex);
+  else detail::launch_rows_warps<true>(a, ex);
 }
 
 }  // namespace calm

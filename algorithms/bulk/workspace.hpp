@@ -35,8 +35,9 @@ class workspace {
   unsigned char* mem_;
 };
 
-/// Adds the number of keys[0, n) that key_map sends outside [0, bins) to *outside.
-template <class K, class KeyMap>
+/// Adds the number of keys[0, n) that key_map sends outside [0, bins) to *outside. PerThread: a block
+/// is a CPU thread (Exec::thread_tables) and counts its slice of the keys in a scalar loop.
+template <class K, class KeyMap, bool PerThread = false>
 struct count_outside_program {
   K const* keys;
   index_t n, bins;
@@ -45,36 +46,26 @@ struct count_outside_program {
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
     std::uint64_t* const out = outside;
-    stream_items<1>(blk, keys, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
-      auto const key = map_keys(w, key_map, k);
-      int const count = popc(w, ballot(w, map([b = bins](index_t x) { return x < 0 || x >= b; }, key)));
+    if constexpr (PerThread) {
+      index_t begin, end;
+      slice_range(n, blk.count(), blk.index(), begin, end);
+      std::uint64_t count = 0;
+      for (index_t i = begin; i < end; ++i) {
+        index_t const k = key_map(keys[i]);
+        count += (k < 0) | (k >= bins);
+      }
       if (count > 0)
-        when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, out, static_cast<std::uint64_t>(count)); });
-    });
-  }
-};
-
-/// count_outside_program where a block is a CPU thread (Exec::thread_tables): block b counts slice b
-/// of the keys in a scalar loop and adds its count once.
-template <class K, class KeyMap>
-struct count_outside_thread_program {
-  K const* keys;
-  index_t n, bins;
-  KeyMap key_map;
-  std::uint64_t* outside;
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    index_t begin, end;
-    slice_range(n, blk.count(), blk.index(), begin, end);
-    std::uint64_t count = 0;
-    for (index_t i = begin; i < end; ++i) {
-      index_t const k = key_map(keys[i]);
-      count += (k < 0) | (k >= bins);
-    }
-    if (count > 0)
-      blk.for_each_warp([&](auto const& w, auto) {
-        when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, outside, count); });
+        blk.for_each_warp([&](auto const& w, auto) {
+          when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, out, count); });
+        });
+    } else {
+      stream_items<1>(blk, keys, same_value<int>{0}, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
+        auto const key = map_keys(w, key_map, k);
+        int const count = popc(w, ballot(w, map([b = bins](index_t x) { return x < 0 || x >= b; }, key)));
+        if (count > 0)
+          when(w, elect_leader(w), [&](auto const& l) { atomic_update(l, plus{}, scope::device{}, out, static_cast<std::uint64_t>(count)); });
       });
+    }
   }
 };
 
@@ -83,7 +74,7 @@ template <class K, class KeyMap, class Exec>
 void launch_count_outside(K const* keys, index_t n, index_t bins, KeyMap const& key_map, std::uint64_t* outside, Exec const& ex) {
   if constexpr (Exec::thread_tables) {
     index_t const blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), n / thread_min_items));
-    ex.for_each_block(blocks, 1, 0, count_outside_thread_program<K, KeyMap>{keys, n, bins, key_map, outside});
+    ex.for_each_block(blocks, 1, 0, count_outside_program<K, KeyMap, true>{keys, n, bins, key_map, outside});
   } else {
     index_t const tiles = (n + tile_items<1>(512) - 1) / tile_items<1>(512);
     ex.for_each_resident_block(tiles, 512, 0, count_outside_program<K, KeyMap>{keys, n, bins, key_map, outside});

@@ -26,10 +26,11 @@ void check_rows(calm::rows_method method, keys_kind kind, index_t n, int d, inde
   opt.overwrite = overwrite;
   INFO("scatter_rows " << calm::to_string(method) << ", " << to_string(kind) << ", n " << n << ", d " << d << ", rows " << rows << ", overwrite "
                        << overwrite << ", " << sizeof(K) << "-byte keys");
+  calm::detail::rows_args<Op, K, T> const args{Op{}, dk.data(), dv.data(), n, d, rows, dt.data()};
   if (warps && method == calm::rows_method::naive)
-    calm::detail::launch_rows_warps<false>(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, exec{});
+    calm::detail::launch_rows_warps<false>(args, exec{});
   else if (warps)
-    calm::detail::launch_rows_warps<true>(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, exec{});
+    calm::detail::launch_rows_warps<true>(args, exec{});
   else
     calm::scatter_rows(Op{}, static_cast<K const*>(dk.data()), static_cast<T const*>(dv.data()), n, d, dt.data(), rows, opt, exec{});
   synchronize();
