@@ -228,11 +228,17 @@ def scatter(src, index, dim_size=None, reduce="sum", out=None):
     keys = _keys(lib, index)
     if out is not None:
         return Plan(keys, out, src, reduce)(keys, out, lib.as_type(src, lib.dtype_name(out)))
+    return _into_new_out(lib, keys, src, dim_size, reduce, lambda out: Plan(keys, out, src, reduce)(keys, out, src))
+
+
+def _into_new_out(lib, keys, src, dim_size, reduce, run):
+    """run(out) on a new out of src's dtype and dim_size (or max(keys) + 1) entries or rows, starting at 0
+    for "sum" and at the reduction's identity otherwise; entries no key reached are then set to 0."""
     size = _key_bound(lib, keys, "scatter's index") if dim_size is None else int(dim_size)
     dt = lib.dtype_name(src)
     start = 0 if reduce == "sum" else _identity(reduce, dt)
-    out = lib.full(size, start, dt)
-    Plan(keys, out, src, reduce)(keys, out, src)
+    out = lib.full((size,) + tuple(src.shape[1:]), start, dt)
+    run(out)
     if reduce != "sum":
         out[out == start] = 0
     return out
@@ -250,11 +256,6 @@ def _scatter_rows(lib, src, index, dim_size, reduce, out):
         values = lib.contiguous(lib.as_type(src, lib.dtype_name(out)))
         _calm.scatter_rows(reduce, lib.capsule(keys, stream), lib.capsule(values, stream), lib.capsule(out, stream), stream)
         return out
-    size = _key_bound(lib, keys, "scatter's index") if dim_size is None else int(dim_size)
-    dt = lib.dtype_name(src)
-    start = 0 if reduce == "sum" else _identity(reduce, dt)
-    out = lib.full((size, src.shape[1]), start, dt)
-    _calm.scatter_rows(reduce, lib.capsule(keys, stream), lib.capsule(lib.contiguous(src), stream), lib.capsule(out, stream), stream)
-    if reduce != "sum":
-        out[out == start] = 0
-    return out
+    values = lib.contiguous(src)
+    return _into_new_out(lib, keys, src, dim_size, reduce,
+                         lambda out: _calm.scatter_rows(reduce, lib.capsule(keys, stream), lib.capsule(values, stream), lib.capsule(out, stream), stream))
