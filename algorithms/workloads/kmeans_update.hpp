@@ -172,10 +172,6 @@ struct kmeans_private_program {
   }
 };
 
-}  // namespace detail
-
-namespace detail {
-
 /// thread_private's fill: block b (one CPU thread) clears its own sums (k x d) and counts (k), then adds
 /// its slice of the points into them.
 template <class T, class A, class C>
