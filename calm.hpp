@@ -27,6 +27,7 @@
 #include "algorithms/workloads/two_level.hpp"
 #include "algorithms/bulk/hot_key_cache.hpp"
 #include "algorithms/bulk/cluster_privatize.hpp"
+#include "algorithms/bulk/partitioned.hpp"
 #include "algorithms/bulk/set_scatter.hpp"
 #include "algorithms/choice/collision_stats.hpp"
 #include "algorithms/bulk/scatter.hpp"

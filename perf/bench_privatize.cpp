@@ -2,7 +2,8 @@
 // Privatized tables (calm::privatize_scatter) beside the peers in the same process: naive device atomics,
 // cub::DeviceHistogram::HistogramEven (CUDA), rocprim::histogram_even (HIP, if installed), an OpenMP array reduction and std::atomic (host). Also the
 // replication sweep (copies R, padding, mapping) behind calm's rule for R, and each merging of lanes
-// (naive, peer_reduce, scan_reduce, vote_reduce, and adaptive_merge, which each block picks from a probe).
+// (naive, peer_reduce, scan_reduce, vote_reduce, and adaptive_merge, which each block picks from a probe), and
+// the routines for tables beyond a block: hot_key_scatter, cluster_privatize_scatter, partitioned_scatter (GPUs).
 #include "bench_common.hpp"
 
 #include <atomic>
@@ -70,7 +71,7 @@ void privatized_scatter(benchmark::State& state, Strategy strategy, dist d, std:
 }
 
 /// The routines for tables above one block's memory, as benchmark cases.
-enum class large_table { hot_key, cluster };
+enum class large_table { hot_key, cluster, partitioned };
 
 template <bool Weighted>
 void large_table_case(benchmark::State& state, large_table routine, dist d, std::uint32_t bins) {
@@ -79,6 +80,7 @@ void large_table_case(benchmark::State& state, large_table routine, dist d, std:
   backend::device_buffer<std::conditional_t<Weighted, float, std::uint32_t>> table(bins);
   auto call = [&](auto values) {
     if (routine == large_table::hot_key) calm::hot_key_scatter(calm::plus{}, pk, values, static_cast<index_t>(n), table.data(), bins);
+    else if (routine == large_table::partitioned) calm::partitioned_scatter(calm::plus{}, pk, values, static_cast<index_t>(n), table.data(), bins);
     else calm::cluster_privatize_scatter(calm::plus{}, pk, values, static_cast<index_t>(n), table.data(), bins);
   };
   auto run = [&] {
@@ -233,6 +235,18 @@ std::string tail(char const* strategy, dist d, std::uint32_t bins) {
       add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
       add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
     }
+#if !defined(CALM_BACKEND_OPENMP)
+  // bucketed by range, then each range privatized (the host's large tables are thread_private's)
+  for (dist d : all_dists())
+    for (std::uint32_t bins : {65536u, 262144u, 1u << 20, 1u << 22}) {
+      add("histogram" + tail("partitioned", d, bins), large_table_case<false>, large_table::partitioned, d, bins);
+      add("scatter_f32" + tail("partitioned", d, bins), large_table_case<true>, large_table::partitioned, d, bins);
+      if (bins > (1u << 20)) {  // its peer where the loops below have none
+        add("histogram" + tail("naive", d, bins), naive_case<false>, d, bins);
+        add("scatter_f32" + tail("naive", d, bins), naive_case<true>, d, bins);
+      }
+    }
+#endif
   // tables between one block's shared memory and a cluster's (8K to 256K bins on sm_90)
   for (dist d : all_dists())
     for (std::uint32_t bins : {8192u, 16384u, 32768u, 65536u, 131072u, 262144u, 458752u}) {
