@@ -2,9 +2,11 @@
 """calm: contended scatters (histograms, scatter-add, scatter-max/min) without the cost of colliding atomics.
 
 Arrays come from numpy (a host build), torch or cupy (a CUDA build, on the caller's current stream) and
-are read and written in place through DLPack. Keys are int32 or int64 (uint32 and uint64 are read as
-the signed type of their width, smaller integers are converted); tables and values are int32, int64,
-float32 or float64.
+are read and written in place through DLPack. A CUDA build also takes any other array that offers
+__cuda_array_interface__ (numba, pycuda, ...; on the stream it names), where the call is given its `out`
+(calm cannot allocate such arrays) and its keys are int32 or int64. Keys are int32 or int64 (uint32 and
+uint64 are read as the signed type of their width, smaller integers are converted); tables and values are
+int32, int64, float32 or float64.
 
     import calm, torch
     keys = torch.randint(0, 256, (1 << 24,), device="cuda")
@@ -30,7 +32,10 @@ class _Lib:
     def __init__(self, x):
         mod = type(x).__module__.split(".")[0]
         if mod not in ("numpy", "torch", "cupy"):
-            raise TypeError(f"calm: arrays must be numpy, torch or cupy arrays, not {type(x).__name__}")
+            if hasattr(x, "__cuda_array_interface__"):
+                self.name, self.xp, self.device = "cai", None, None
+                return
+            raise TypeError(f"calm: arrays must be numpy, torch or cupy arrays or offer __cuda_array_interface__, not {type(x).__name__}")
         self.name = mod
         if mod == "torch":
             import torch
@@ -42,12 +47,21 @@ class _Lib:
             self.device = getattr(x, "device", None)
 
     def dtype_name(self, x):
+        if self.name == "cai":
+            t = x.__cuda_array_interface__["typestr"]
+            return _TYPESTRS.get(t[1:], t)
         return str(x.dtype).replace("torch.", "")
+
+    def _no_allocation(self):
+        return TypeError("calm: arrays offered through __cuda_array_interface__ alone cannot be allocated or converted "
+                         "by calm: give out= (and dim_size=), and keys of int32 or int64")
 
     def dtype(self, name):
         return getattr(self.xp, name)
 
     def full(self, shape, value, dtype_name):
+        if self.name == "cai":
+            raise self._no_allocation()
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if self.name == "torch":
             return self.xp.full(shape, value, dtype=self.dtype(dtype_name), device=self.device)
@@ -59,15 +73,23 @@ class _Lib:
     def as_type(self, x, dtype_name):
         if self.dtype_name(x) == dtype_name:
             return x
+        if self.name == "cai":
+            raise self._no_allocation()
         return x.to(self.dtype(dtype_name)) if self.name == "torch" else x.astype(dtype_name)
 
     def contiguous(self, x):
+        if self.name == "cai":
+            return x  # checked where it is read
         if self.name == "torch":
             return x.contiguous()
         return self.xp.ascontiguousarray(x)
 
-    def stream(self):
-        """The stream calm's work goes to, and the one DLPack producers are told of."""
+    def stream(self, x=None):
+        """The stream calm's work goes to, and the one DLPack producers are told of (an array offering
+        __cuda_array_interface__ names its own: 1 legacy default, 2 per-thread default, None: any)."""
+        if self.name == "cai":
+            named = x.__cuda_array_interface__.get("stream") if x is not None else None
+            return 0 if named is None else int(named)
         if self.name == "torch" and self.device.type == "cuda":
             return self.xp.cuda.current_stream(self.device).cuda_stream
         if self.name == "cupy":
@@ -75,11 +97,18 @@ class _Lib:
         return 0
 
     def capsule(self, x, stream):
+        """What _calm reads x through: a DLPack capsule, or the __cuda_array_interface__ dict."""
+        if self.name == "cai":
+            return x.__cuda_array_interface__
         if self.name == "numpy":
             return x.__dlpack__()
         if self.name == "torch":
             return x.__dlpack__(stream=-1 if x.device.type == "cuda" else None)  # calm runs on torch's own stream
         return x.__dlpack__(stream=stream)
+
+
+_TYPESTRS = {"i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32",
+             "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64", "b1": "bool"}
 
 
 def _keys(lib, keys):
@@ -90,6 +119,8 @@ def _keys(lib, keys):
     name = lib.dtype_name(keys)
     if name in ("int32", "int64"):
         return lib.contiguous(keys)
+    if lib.name == "cai":
+        raise lib._no_allocation()
     if name in ("uint32", "uint64"):
         signed = "int32" if name == "uint32" else "int64"
         return lib.contiguous(keys).view(lib.dtype(signed) if lib.name == "torch" else signed)
@@ -102,6 +133,8 @@ def _key_bound(lib, keys, what):
     """max(keys) + 1 (0 for no keys); ValueError on a negative key (waits for the device)."""
     if keys.shape[0] == 0:
         return 0
+    if lib.name == "cai":
+        raise lib._no_allocation()
     if int(keys.min()) < 0:
         raise ValueError(f"calm: {what} must be non-negative")
     return int(keys.max()) + 1
@@ -133,12 +166,12 @@ class Plan:
             raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
         self._counts = reduce == "count"
         keys = _keys(self._lib, keys)
-        self._stream = self._lib.stream()
+        self._stream = self._lib.stream(out)
         table = self._lib.dtype_name(out)
         # int64 counts of fewer than 2^31 keys are counted in int32 and added to out: a block-local
         # table of 4-byte counters merges a warp's equal keys in hardware, one of 8 does not
         self._narrow = None
-        if self._counts and table == "int64" and keys.shape[0] < 2**31:
+        if self._counts and table == "int64" and keys.shape[0] < 2**31 and self._lib.name != "cai":
             self._narrow = self._lib.full(out.shape[0], 0, "int32")
             self._wide = (out.shape[0], str(out.dtype), getattr(out, "device", None))
             table = "int32"
@@ -249,7 +282,7 @@ def _scatter_rows(lib, src, index, dim_size, reduce, out):
     if len(index.shape) != 1 or index.shape[0] != src.shape[0]:
         raise ValueError(f"calm: index has shape {tuple(index.shape)}; src {tuple(src.shape)} needs ({src.shape[0]},)")
     keys = _keys(lib, index)
-    stream = lib.stream()
+    stream = lib.stream(out if out is not None else src)
     if out is not None:
         if len(out.shape) != 2 or out.shape[1] != src.shape[1]:
             raise ValueError(f"calm: out has shape {tuple(out.shape)}; src {tuple(src.shape)} needs (rows, {src.shape[1]})")

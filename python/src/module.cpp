@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // calm/python/src/module.cpp: the extension module calm._calm: plans made from run-time names, run over
-// arrays handed over by DLPack; calm/__init__.py builds the user's functions on it.
+// arrays handed over by DLPack or the CUDA Array Interface; calm/__init__.py builds the user's functions on it.
 #include <pybind11/pybind11.h>
 
 #include <chrono>
@@ -31,6 +31,18 @@ int current_device() {
   CALM_HIP_CHECK(hipGetDevice(&d));
 #endif
   return d;
+}
+
+int device_of_pointer(void const* p) {
+#if defined(CALM_BACKEND_CUDA)
+  if (p == nullptr) return current_device();
+  cudaPointerAttributes a{};
+  CALM_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+#else
+  (void)p;
+  return current_device();
+#endif
 }
 
 void add_scatter_rows(py::module_& m);  // rows.cpp
@@ -76,13 +88,14 @@ class python_plan {
     }
   }
 
-  std::string run(py::capsule const& keys, py::object const& values, py::capsule const& table, bool wait) {
+  std::string run(py::object const& keys, py::object const& values, py::object const& table, bool wait) {
     array_view const k = checked(keys, "keys", spec_.key, spec_.n);
     array_view const t = checked(table, "out", spec_.table, spec_.bins);
+    if (t.readonly) throw py::value_error("calm: out is read-only");
     void const* v = nullptr;
     if (!spec_.counts) {
       if (values.is_none()) throw py::value_error("calm: this plan scatters values; none were given");
-      v = checked(values.cast<py::capsule>(), "values", spec_.table, spec_.n).data;
+      v = checked(values, "values", spec_.table, spec_.n).data;
     } else if (!values.is_none()) {
       throw py::value_error("calm: this plan counts keys; values were given");
     }
@@ -91,10 +104,10 @@ class python_plan {
   }
 
   /// Seconds per run of `repeats` runs from C++, the last one waited for: what a call costs without Python.
-  double seconds_per_run(py::capsule const& keys, py::object const& values, py::capsule const& table, int repeats) {
+  double seconds_per_run(py::object const& keys, py::object const& values, py::object const& table, int repeats) {
     if (repeats < 1) throw py::value_error("calm: repeats must be positive");
     run(keys, values, table, true);
-    void const* v = spec_.counts ? nullptr : view_of(values.cast<py::capsule>(), "values").data;
+    void const* v = spec_.counts ? nullptr : view_of(values, "values").data;
     void const* k = view_of(keys, "keys").data;
     void* t = view_of(table, "out").data;
     py::gil_scoped_release unlocked;
@@ -118,7 +131,7 @@ class python_plan {
   }
 
  private:
-  array_view checked(py::capsule const& c, char const* what, dtype type, std::int64_t length) const {
+  array_view checked(py::handle c, char const* what, dtype type, std::int64_t length) const {
     std::string const who = std::string("calm: ") + what;
     array_view const a = view_of(c, who.c_str());
     if (a.where != build_place()) throw py::type_error(who + " is on " + place_name(a.where) + "; this calm module was built for " + place_name(build_place()));
@@ -141,7 +154,7 @@ class python_plan {
 
 PYBIND11_MODULE(_calm, m) {
   using calm_python::python_plan;
-  m.doc() = "calm's compiled core: plans of bulk scatters over DLPack arrays (use the calm package's functions)";
+  m.doc() = "calm's compiled core: plans of bulk scatters over DLPack and CUDA Array Interface arrays (use the calm package's functions)";
   m.attr("backend") = calm_python::build_place() == calm_python::place::host ? "openmp" : calm_python::build_place() == calm_python::place::cuda ? "cuda" : "hip";
   py::register_exception_translator([](std::exception_ptr p) {
     try {

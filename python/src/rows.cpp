@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// calm/python/src/rows.cpp: calm._calm.scatter_rows, calm::scatter_rows over DLPack arrays: keys (n,), values
-// (n, d) and a table (rows, d) of one dtype, checked for place, device, dtype and shape before anything runs.
+// calm/python/src/rows.cpp: calm._calm.scatter_rows, calm::scatter_rows over DLPack or CUDA Array Interface
+// arrays: keys (n,), values (n, d) and a table (rows, d) of one dtype, checked for place, device, dtype and
+// shape before anything runs.
 #include <pybind11/pybind11.h>
 
 #include <string>
@@ -32,7 +33,7 @@ void rows_into(std::string const& op, dtype key, array_view const& k, array_view
 }
 
 /// The view of one argument, on this build's place and on `device` (-1: any).
-array_view argument(py::capsule const& c, char const* what, int device) {
+array_view argument(py::handle c, char const* what, int device) {
   array_view const a = view_of(c, what);
   if (a.where != build_place()) throw py::type_error(std::string(what) + " is on " + place_name(a.where) + "; this calm module was built for " + place_name(build_place()));
   if (device >= 0 && a.where != place::host && a.device != device)
@@ -42,11 +43,12 @@ array_view argument(py::capsule const& c, char const* what, int device) {
 
 /// out[keys[i], :] = op(out[keys[i], :], values[i, :]): keys (n,) int32 or int64, values (n, d), out (rows, d) of
 /// values' dtype. Keys outside [0, rows) are skipped. On `stream` (CUDA/HIP), without a wait.
-void scatter_rows(std::string const& op, py::capsule const& keys, py::capsule const& values, py::capsule const& out, std::uintptr_t stream) {
+void scatter_rows(std::string const& op, py::object const& keys, py::object const& values, py::object const& out, std::uintptr_t stream) {
   if (op != "sum" && op != "max" && op != "min") throw py::value_error("calm: reduce must be \"sum\", \"max\" or \"min\", not \"" + op + "\"");
   array_view const k = argument(keys, "calm: index", -1);
   array_view const v = argument(values, "calm: src", k.device);
   array_view const t = argument(out, "calm: out", k.device);
+  if (t.readonly) throw py::value_error("calm: out is read-only");
   if (k.type != dtype::int32 && k.type != dtype::int64) throw py::type_error(std::string("calm: index must be int32 or int64, not ") + name(k.type));
   if (k.cols != 1) throw py::value_error("calm: index must be one-dimensional");
   if (v.type != t.type) throw py::type_error(std::string("calm: src has dtype ") + name(v.type) + ", out " + name(t.type));
