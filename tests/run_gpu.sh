@@ -5,7 +5,8 @@
 # the block programs). Writes a log headed by device, date, commit and command.
 #   cmake/pack_offline_deps.sh .deps                 # beforehand, on a machine with network
 #   CALM_DEPS_ROOT=$PWD/.deps bash tests/run_gpu.sh [log]
-# CALM_KOKKOS_ROOT=<a Kokkos installed with CUDA> also builds and runs the Kokkos tests (tests/kokkos).
+# CALM_KOKKOS_ROOT=<a Kokkos installed with CUDA> also builds and runs the Kokkos tests (tests/kokkos);
+# CALM_NCCL_ROOT=<NCCL's folder, with include/ and lib/> the NCCL tests (tests/nccl) where the toolkit has none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${CALM_BUILD_ROOT:-build}
@@ -14,6 +15,7 @@ mkdir -p "$(dirname "$log")"
 deps=()
 [ -n "${CALM_DEPS_ROOT:-}" ] && deps=(-DCALM_DEPS_ROOT="$(realpath "$CALM_DEPS_ROOT")")
 [ -n "${CALM_KOKKOS_ROOT:-}" ] && deps+=(-DKokkos_ROOT="$(realpath "$CALM_KOKKOS_ROOT")")
+[ -n "${CALM_NCCL_ROOT:-}" ] && deps+=(-DCALM_NCCL_ROOT="$(realpath "$CALM_NCCL_ROOT")")
 cmake -S . -B "$root/cuda" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release "${deps[@]}" -DCALM_BUILD_PERF=OFF
 cmake --build "$root/cuda" -j "${CALM_JOBS:-$(nproc)}"
 {
@@ -30,7 +32,7 @@ bin="$root/cuda/tests/conformance_cuda"
 if [ "${CALM_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     filter='[lanes],[votes],[divergence],[launch],[example],[per_lane],[threshold]'
-    [ $tool = racecheck ] && filter='[block],[block_scope],[privatize],[two_level],[hot_key]'
+    [ $tool = racecheck ] && filter='[block],[block_scope],[privatize],[two_level],[hot_key],[partitioned]'
     echo "== compute-sanitizer --tool $tool $filter" | tee -a "$log"
     timeout "${CALM_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 3 "$bin" "$filter" --rng-seed time 2>&1 \
       | tail -5 | tee -a "$log" || status=1
