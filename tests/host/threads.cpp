@@ -39,6 +39,16 @@ void check_histogram(calm::strategy s, std::vector<std::uint32_t> const& keys, s
   CHECK(h == sequential_histogram(keys, bins));
 }
 
+/// thread_private's float sums (each thread's table, then the merge over the entries): halves onto 1.0,
+/// below 2^24, so exact in any order.
+void check_float_sums(std::vector<std::uint32_t> const& keys, std::uint32_t bins) {
+  std::vector<float> w(keys.size(), 0.5f), t(bins, 1.0f), want(bins, 1.0f);
+  calm::scatter<calm::strategy::thread_private>(calm::plus{}, keys.data(), w.data(), static_cast<calm::index_t>(keys.size()), t.data(), bins);
+  for (auto k : keys)
+    if (k < bins) want[k] += 0.5f;
+  CHECK(t == want);
+}
+
 }  // namespace
 
 TEST_CASE("threads: every strategy on four OpenMP threads", "[threads]") {
@@ -52,30 +62,22 @@ TEST_CASE("threads: every strategy on four OpenMP threads", "[threads]") {
     CAPTURE(calm::to_string(s), bins);
     check_histogram(s, keys, bins);
   }
-  // thread_private's float sums: each thread's table, then the merge over the entries
-  std::vector<float> w(keys.size(), 0.5f), t(bins, 1.0f), want(bins, 1.0f);
-  calm::scatter<calm::strategy::thread_private>(calm::plus{}, keys.data(), w.data(), static_cast<calm::index_t>(keys.size()), t.data(), bins);
-  for (auto k : keys)
-    if (k < bins) want[k] += 0.5f;
-  CHECK(t == want);  // sums of halves below 2^24: exact in any order
+  check_float_sums(keys, bins);
   omp_set_num_threads(before);
 }
 
 TEST_CASE("threads: thread_private's slices, some on sub-tables and some on one table", "[threads]") {
   int const before = omp_get_max_threads();
   omp_set_num_threads(4);
-  std::uint32_t const bins = GENERATE(300u, 4099u);
-  // the first half on one key (its slices sample a hot entry), the second uniform (theirs do not)
-  std::vector<std::uint32_t> keys = random_keys(200003, bins + 3, 29 + bins);
+  // tables whose two sub-tables exceed 16 KiB, where a slice samples its keys: the first half on one key
+  // (those slices sample a hot entry), the second uniform (theirs do not)
+  std::uint32_t const bins = GENERATE(4099u, 20000u);
+  std::vector<std::uint32_t> keys(200003);
   std::mt19937_64 g(31 + bins);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i < keys.size() / 2 ? 5u : static_cast<std::uint32_t>(g() % (bins + 3));
   CAPTURE(bins);
   check_histogram(calm::strategy::thread_private, keys, bins);
-  std::vector<float> w(keys.size(), 0.5f), t(bins, 1.0f), want(bins, 1.0f);
-  calm::scatter<calm::strategy::thread_private>(calm::plus{}, keys.data(), w.data(), static_cast<calm::index_t>(keys.size()), t.data(), bins);
-  for (auto k : keys)
-    if (k < bins) want[k] += 0.5f;
-  CHECK(t == want);  // sums of halves below 2^24: exact in any order
+  check_float_sums(keys, bins);
   omp_set_num_threads(before);
 }
 
