@@ -34,7 +34,7 @@ struct thread_tables_plan {
 
 /// Four interleaved sub-tables while they take at most this, two while they take at most the next, one
 /// beyond: a hot key's updates then form four or two chains, at the cost of more cache for the tables
-/// (two are used only where a slice shows such a key: slice_uses_subtables).
+/// (two are used only where a slice shows such a key: plan_slice).
 constexpr std::size_t four_subtables_bytes = std::size_t(16) << 10;
 constexpr std::size_t two_subtables_bytes = std::size_t(512) << 10;
 /// The largest table automatic keeps one private copy of per thread (beyond it: naive).
@@ -71,25 +71,33 @@ CALM_HD auto value_at(VS const& vals, index_t i) {
   else return vals[i];
 }
 
-/// Items of a slice's start that slice_hot_eighths reads, and the buckets it hashes their slots into.
+/// Items of a slice's start that sample_slice reads, and the buckets it hashes their slots into.
 constexpr index_t hot_sample_items = 512;
 constexpr int hot_sample_buckets = 64;
 
-/// Of the first items of [begin, end) inside the table, in eighths (0 to 8): the largest count that a slot
-/// keeps in its hashed bucket (one of hot_sample_buckets; a bucket's slot counts up, another slot counts it
-/// down or takes it over at 0: exact for a slot alone in its bucket, a bound below otherwise), or the
-/// items whose slot repeats the one before (runs), whichever is larger.
+/// What the first items of a slice show (those inside the table): `eighths` (0 to 8), the largest count
+/// that a slot keeps in its hashed bucket (one of hot_sample_buckets; a bucket's slot counts up, another
+/// slot counts it down or takes it over at 0: exact for a slot alone in its bucket, a bound below
+/// otherwise), or the items whose slot repeats the one before (runs), whichever is larger; `one`: the
+/// slot of every one of them, where they all share one (else -1).
+struct slice_sample {
+  int eighths = 0;
+  index_t one = -1;
+};
+
 template <class K, class KeyMap>
-CALM_HD int slice_hot_eighths(K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
+CALM_HD slice_sample sample_slice(K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
   index_t slots[hot_sample_buckets];
   int counts[hot_sample_buckets] = {};
   index_t const stop = begin + (end - begin < hot_sample_items ? end - begin : hot_sample_items);
   int inside = 0, most = 0, repeats = 0;
-  index_t before = -1;
+  index_t before = -1, first = -1;
+  bool alike = true;
   for (index_t i = begin; i < stop; ++i) {
     index_t const slot = key_map(keys[i]);
     if (slot < 0 || slot >= bins) continue;
-    ++inside;
+    if (inside++ == 0) first = slot;
+    alike = alike && slot == first;
     repeats += slot == before;
     before = slot;
     int const h = static_cast<int>((static_cast<unsigned long long>(slot) * 0x9E3779B97F4A7C15ull) >> 58);
@@ -97,23 +105,38 @@ CALM_HD int slice_hot_eighths(K const* keys, index_t begin, index_t end, index_t
     if (slots[h] == slot) most = ++counts[h] > most ? counts[h] : most;
     else --counts[h];
   }
-  return inside > 0 ? (most > repeats ? most : repeats) * 8 / inside : 0;
+  slice_sample r;
+  r.eighths = inside > 0 ? (most > repeats ? most : repeats) * 8 / inside : 0;
+  r.one = inside > 0 && alike ? first : -1;
+  return r;
 }
 
-/// Whether a slice runs on the plan's sub-tables rather than one table: always where all of them fit in
-/// four_subtables_bytes (one small table ran from 1x to 2.5x slower between processes on the CI machine,
-/// four steadily); beyond, only where one entry, or runs, take a quarter of the sampled items: elsewhere
-/// two sub-tables only take L1 from the keys (perf/results/openmp-host-2026-12-04-cpu-subtables.md).
+/// How a slice fills its table: on `subtables` interleaved sub-tables, and, where `hot` >= 0, the items of
+/// entry `hot` folded in registers (four accumulators) and added once at the end.
+struct slice_fill {
+  int subtables = 1;
+  index_t hot = -1;
+};
+
+/// A slice whose sampled items all share one entry folds that entry in registers (a chain through
+/// memory on one address is what would bound it otherwise). Else the plan's sub-tables always where all
+/// of them fit in four_subtables_bytes (one small table ran from 1x to 2.5x slower between processes
+/// on the CI machine, four steadily); beyond, only where one entry, or runs, take a quarter of the
+/// sampled items: elsewhere two sub-tables only take L1 from the keys
+/// (perf/results/openmp-host-2026-12-04-cpu-subtables.md).
 template <class T, class K, class KeyMap>
-CALM_HD bool slice_uses_subtables(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
-  if (plan.subtables == 1) return false;
-  if (static_cast<std::size_t>(plan.subtables) * static_cast<std::size_t>(plan.stride) * sizeof(T) <= four_subtables_bytes) return true;
-  return slice_hot_eighths(keys, begin, end, bins, key_map) >= 2;
+CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
+  slice_sample const sample = sample_slice(keys, begin, end, bins, key_map);
+  slice_fill f;
+  if (sample.one >= 0) f.hot = sample.one;
+  else if (plan.subtables > 1 &&
+           (static_cast<std::size_t>(plan.subtables) * static_cast<std::size_t>(plan.stride) * sizeof(T) <= four_subtables_bytes || sample.eighths >= 2))
+    f.subtables = plan.subtables;
+  return f;
 }
 
-/// One block's share of the items into its private table: cleared to the op's identity, filled (item i
-/// into sub-table i % s: s the plan's sub-tables where slice_uses_subtables, else 1), the sub-tables
-/// folded into the first.
+/// One block's share of the items into its private table: cleared to the op's identity, filled as
+/// plan_slice says (item i into sub-table i % s), the sub-tables folded into the first.
 template <class Op, class K, class VS, class T, class KeyMap>
 struct thread_table_fill_program {
   Op op;
@@ -131,9 +154,12 @@ struct thread_table_fill_program {
     slice_range(n, plan.blocks, b, begin, end);
     index_t const stride = plan.stride, size = bins;
     T* const mine = tables + b * plan.subtables * stride;
-    int const subtables = slice_uses_subtables<T>(plan, keys, begin, end, size, key_map) ? plan.subtables : 1;
+    slice_fill const f = plan_slice<T>(plan, keys, begin, end, size, key_map);
+    int const subtables = f.subtables;
     for (index_t k = 0; k < subtables * stride; ++k) mine[k] = Op::template identity<T>();
-    if (subtables == 4) fill<4, false>(mine, begin, end);
+    if (f.hot >= 0 && plan.spread) fill<1, true, true>(mine, begin, end, f.hot);
+    else if (f.hot >= 0) fill<1, false, true>(mine, begin, end, f.hot);
+    else if (subtables == 4) fill<4, false>(mine, begin, end);
     else if (subtables == 2) fill<2, false>(mine, begin, end);
     else if (plan.spread) fill<1, true>(mine, begin, end);
     else fill<1, false>(mine, begin, end);
@@ -141,26 +167,34 @@ struct thread_table_fill_program {
       for (index_t k = 0; k < size; ++k) mine[k] = op(mine[k], mine[s * stride + k]);
   }
 
-  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S.
-  template <int S, bool Spread>
-  CALM_HD void fill(T* __restrict__ t, index_t begin, index_t end) const {
+  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S; Hot: those of
+  /// entry `hot` into four accumulators (item begin + j into j % 4), added to t once at the end.
+  template <int S, bool Spread, bool Hot = false>
+  CALM_HD void fill(T* __restrict__ t, index_t begin, index_t end, index_t hot = -1) const {
     // the members as locals: a store into the table would otherwise make each item re-read them
     K const* __restrict__ const k = keys;
     VS const v = vals;
     KeyMap const map = key_map;
     Op const o = op;
     index_t const stride = plan.stride, size = bins;
-    auto const add = [&](T* __restrict__ sub, index_t i) {
+    T acc[4] = {Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>()};
+    auto const add = [&](T* __restrict__ sub, index_t i, int q) {
       index_t const slot = map(k[i]);
-      if (slot >= 0 && slot < size) {
+      if (Hot && slot == hot) acc[q] = o(acc[q], static_cast<T>(value_at(v, i)));
+      else if (slot >= 0 && slot < size) {
         index_t const at = thread_tables_plan::place<Spread>(slot);
         sub[at] = o(sub[at], static_cast<T>(value_at(v, i)));
       }
     };
+    constexpr int U = Hot ? 4 : S;
     index_t i = begin;
-    for (; i + S <= end; i += S)
-      for (int s = 0; s < S; ++s) add(t + s * stride, i + s);
-    for (; i < end; ++i) add(t, i);
+    for (; i + U <= end; i += U)
+      for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, u);
+    for (; i < end; ++i) add(t, i, 0);
+    if (Hot) {
+      index_t const at = thread_tables_plan::place<Spread>(hot);
+      t[at] = o(t[at], o(o(acc[0], acc[1]), o(acc[2], acc[3])));
+    }
   }
 };
 

@@ -66,15 +66,20 @@ TEST_CASE("threads: every strategy on four OpenMP threads", "[threads]") {
   omp_set_num_threads(before);
 }
 
-TEST_CASE("threads: thread_private's slices, some on sub-tables and some on one table", "[threads]") {
+TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[threads]") {
   int const before = omp_get_max_threads();
   omp_set_num_threads(4);
-  // tables whose two sub-tables exceed 16 KiB, where a slice samples its keys: the first half on one key
-  // (those slices sample a hot entry), the second uniform (theirs do not)
-  std::uint32_t const bins = GENERATE(4099u, 20000u);
+  // the first third on one key (a slice that samples only it folds it in registers, the other keys of
+  // its slice into its table), the second half on it (sub-tables, where two exceed 16 KiB), the last
+  // uniform (one table); some keys outside
+  std::uint32_t const bins = GENERATE(300u, 4099u, 20000u);
   std::vector<std::uint32_t> keys(200003);
   std::mt19937_64 g(31 + bins);
-  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i < keys.size() / 2 ? 5u : static_cast<std::uint32_t>(g() % (bins + 3));
+  std::size_t const third = keys.size() / 3;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    bool const hot = i < third || (i < 2 * third && (g() & 1));
+    keys[i] = hot ? 5u : static_cast<std::uint32_t>(g() % (bins + 3));
+  }
   CAPTURE(bins);
   check_histogram(calm::strategy::thread_private, keys, bins);
   check_float_sums(keys, bins);
