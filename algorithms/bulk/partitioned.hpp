@@ -19,7 +19,7 @@ namespace calm {
 /// What partitioned_scatter may be told; 0 leaves the choice to plan_partitioned.
 struct partition_options {
   /// Entries of each range of the table, a power of two that one block's block-local memory holds
-  /// (0: the largest such power of two).
+  /// (0: the largest such power of two, or the table's size rounded up to one where that is smaller).
   index_t range_entries = 0;
   int threads = 0;  ///< threads per block, at most 1024 (0: 512)
 };
