@@ -32,6 +32,7 @@ struct partition_plan {
   index_t bucket_blocks = 0;  ///< blocks of the counting and bucketing passes
   index_t fill_blocks = 0;    ///< blocks of the privatized pass
   int threads = 512;          ///< threads per block
+  std::size_t slots_at = 0;   ///< where the bucketed entries start in the workspace (after the counts)
   std::size_t values_at = 0;  ///< where the bucketed values start in the workspace (0: none kept)
   std::size_t bytes = 0;      ///< the workspace: counts, bucketed entries, bucketed values
 };
@@ -68,23 +69,22 @@ partition_plan plan_partitioned(index_t n, index_t bins, bool counting, partitio
   // should hold at least a range's worth of items
   p.fill_blocks = std::max<index_t>(1, std::min<index_t>(resident, n / p.range_entries));
   std::size_t const counts = (static_cast<std::size_t>(p.ranges) * static_cast<std::size_t>(p.bucket_blocks) + 1) * sizeof(index_t);
-  std::size_t const entries = (counts + 15) / 16 * 16;
+  p.slots_at = (counts + 15) / 16 * 16;
   std::size_t const slots = static_cast<std::size_t>(n) * sizeof(std::uint32_t);
-  p.values_at = counting ? 0 : (entries + slots + 15) / 16 * 16;
-  p.bytes = counting ? entries + slots : p.values_at + static_cast<std::size_t>(n) * sizeof(T);
+  p.values_at = counting ? 0 : (p.slots_at + slots + 15) / 16 * 16;
+  p.bytes = counting ? p.slots_at + slots : p.values_at + static_cast<std::size_t>(n) * sizeof(T);
   return p;
 }
 
 namespace detail {
 
-/// Launch the three passes of a partitioned scatter (arguments checked, n > 0, bins > 0).
+/// Launch the four passes of a partitioned scatter (arguments checked, n > 0, bins > 0).
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_partitioned(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins, partition_plan const& plan, KeyMap const& key_map,
                         Exec const& ex) {
   workspace<Exec> ws(ex, plan.bytes);
   index_t* const counts = ws.template at<index_t>(0);
-  std::size_t const counts_bytes = (static_cast<std::size_t>(plan.ranges) * static_cast<std::size_t>(plan.bucket_blocks) + 1) * sizeof(index_t);
-  auto* const slots = ws.template at<std::uint32_t>((counts_bytes + 15) / 16 * 16);
+  auto* const slots = ws.template at<std::uint32_t>(plan.slots_at);
   T* const bucket_values = plan.values_at > 0 ? ws.template at<T>(plan.values_at) : nullptr;
   partition_shape const shape{n, bins, plan.shift, plan.ranges, plan.bucket_blocks, plan.range_entries};
   std::size_t const counters = static_cast<std::size_t>(plan.ranges) * (sizeof(index_t) + sizeof(std::uint32_t));

@@ -120,10 +120,9 @@ struct slice_fill {
 
 /// A slice whose sampled items all share one entry folds that entry in registers (a chain through
 /// memory on one address is what would bound it otherwise). Else the plan's sub-tables always where all
-/// of them fit in four_subtables_bytes (one small table ran from 1x to 2.5x slower between processes
-/// on the CI machine, four steadily); beyond, only where one entry, or runs, take a quarter of the
-/// sampled items: elsewhere two sub-tables only take L1 from the keys
-/// (perf/results/openmp-host-2026-12-04-cpu-subtables.md).
+/// of them fit in four_subtables_bytes (one small table's speed varies between processes, four's does
+/// not); beyond, only where one entry, or runs, take a quarter of the sampled items: elsewhere two
+/// sub-tables only take L1 from the keys.
 template <class T, class K, class KeyMap>
 CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
   slice_sample const sample = sample_slice(keys, begin, end, bins, key_map);
