@@ -63,6 +63,18 @@ merge_lines sampled_lines_of(merge_lines rule_lines, unsigned reads, K const* ke
   return direct_lines_of<Exec, K, VS, T>(keys, vals);
 }
 
+/// Whether launch_chosen launches S for this call (as it compiles: hot_key and cluster_privatize over
+/// plain keys, the latter where the exec has clusters for Op and T), so that a strategy the host chose
+/// can run through it.
+template <strategy S, class Op, class T, class KeyMap, class Exec>
+constexpr bool chosen_launches_serve() {
+  constexpr bool plain = std::is_same<KeyMap, identity_key>::value;
+  if (!reaches(device_choosable, S)) return false;
+  if (S == strategy::hot_key) return plain;
+  if (S == strategy::cluster_privatize) return plain && clusters_for<Exec, Op, T>();
+  return true;
+}
+
 /// Launch the strategies of `reach` (bits) the choice may end at, each behind the choice (chosen_program
 /// reads it at `decided`; naive, scan_reduce and peer_reduce share one launch, chosen_merge_program, where
 /// keys and values have at most 4 bytes; with 8-byte values naive and peer_reduce share one; hot_key
@@ -70,11 +82,13 @@ merge_lines sampled_lines_of(merge_lines rule_lines, unsigned reads, K const* ke
 /// end at once, so each costs an empty grid (about 1.5 us in a recorded graph, 2-3 us launched from the
 /// host); the chosen launch lets those after it be placed while it runs (chosen_program). One launch per
 /// strategy, not one program over all: a fused kernel takes the registers of its heaviest program.
-/// Runs: the strategies the call compiled (strategy_set::runs, bits); reach holds no other.
+/// Runs: the strategies the call compiled (strategy_set::runs, bits); reach holds no other. decided
+/// nullptr: the host has chosen, and reach holds that one strategy (launch_strategy; chosen_launches_serve).
 template <unsigned Runs, class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys, VS const& vals, index_t const* order, index_t n, T* table,
                    index_t bins, KeyMap const& key_map, bool counting, Exec const& ex) {
   reach &= Runs;
+  require(decided != nullptr || (reach != 0 && (reach & (reach - 1)) == 0), errc::unsupported, "launch_chosen: a choice made on the host runs one strategy");
   auto const has = [reach](strategy s) { return reaches(reach, s); };
   // what chosen_program needs to know of the launches before each: whether there was one, and which
   // strategies they run

@@ -45,7 +45,7 @@ measurement measure_scatter(char const* who, Op op, K const* keys, Values values
   auto const vals = as_value_source<T>(values);
   measurement m = measure_candidates(candidates, n, [&](strategy const* ss, int count, index_t items, double* seconds) {
     ex.seconds_of_each(
-        count, [&](int i) { launch_strategy<set.runs>(ss[i], op, keys, values, vals, opt.order, items, into, bins, key_map, shape.counting, ex); },
+        count, [&](int i) { launch_strategy<set.runs, set.samples>(ss[i], op, keys, values, vals, opt.order, items, into, bins, key_map, shape.counting, ex); },
         seconds);
   });
   ex.synchronize();

@@ -132,13 +132,16 @@ void launch_forced(Op op, K const* keys, Values values, VS const& vals, index_t 
   else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, naive{}, ex);
 }
 
-/// Launch s, one of the strategies `Runs` (bits) holds.
-template <unsigned Runs, class Op, class K, class Values, class VS, class T, class KeyMap, class Exec>
+/// Launch s, one of the strategies `Runs` (bits) holds. Behind: the call compiled the launches behind a
+/// device's choice (launch_chosen); a strategy they serve runs through them, so that it is compiled once.
+template <unsigned Runs, bool Behind, class Op, class K, class Values, class VS, class T, class KeyMap, class Exec>
 void launch_strategy(strategy s, Op op, K const* keys, Values values, VS const& vals, index_t const* order, index_t n, T* table, index_t bins,
                      KeyMap const& key_map, bool counting, Exec const& ex) {
   for_strategy(s, [&](auto c) {
     constexpr strategy S = decltype(c)::value;
-    if constexpr (S != strategy::automatic && reaches(Runs, S))
+    if constexpr (S != strategy::automatic && reaches(Runs, S) && Behind && chosen_launches_serve<S, Op, T, KeyMap, Exec>())
+      launch_chosen<Runs>(nullptr, strategy_bit(S), op, keys, vals, order, n, table, bins, key_map, counting, ex);
+    else if constexpr (S != strategy::automatic && reaches(Runs, S))
       launch_forced<S>(op, keys, values, vals, order, n, table, bins, key_map, counting, ex);
     else  // fitting_strategy and strategy_set's closure of it disagree: a defect of calm's, not of the call
       raise_error(error(errc::unsupported, std::string("strategy ") + to_string(S) + " was chosen but not compiled for this call"));
@@ -257,7 +260,7 @@ strategy bulk_scatter(char const* who, Op op, K const* keys, Values values, inde
     if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
     return s;
   }
-  launch_strategy<set.runs>(s, op, keys, values, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
+  launch_strategy<set.runs, S == strategy::automatic && set.samples>(s, op, keys, values, vals, opt.order, n, table, bins, key_map, shape.counting, ex);
   if (opt.skipped != nullptr) launch_count_outside(keys, n, bins, key_map, opt.skipped, ex);
   return s;
 }

@@ -52,7 +52,8 @@ struct choice_program {
 CALM_HD inline strategy settled_choice(strategy const* decided) { return *static_cast<strategy const volatile*>(decided); }
 
 /// A block program that runs `program` if the strategy at `decided` (written by choice_program earlier
-/// on the same stream) is `id`, and else ends at once: a launch not chosen costs an empty grid. calm
+/// on the same stream) is `id`, and else ends at once: a launch not chosen costs an empty grid; decided
+/// nullptr: chosen on the host, it runs (so a call need not compile the program's plain launch as well). calm
 /// launches each strategy on its own, so that each keeps the registers and occupancy it has forced.
 ///
 /// The launches behind one choice overlap where the exec lets them (detail::overlapping): the chosen one
@@ -84,15 +85,26 @@ struct chosen_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
+    if (chosen(blk)) program(blk);
+  }
+
+ private:
+  /// Whether this launch runs, after the waits that keeps the order above.
+  template <class Block>
+  CALM_HD bool chosen(Block const& blk) const {
+    if (decided == nullptr) {  // chosen on the host (launch_chosen): as the program's own launch
+      blk.await_prior_launch();
+      return true;
+    }
     if (!settled) blk.await_prior_launch();
     strategy const s = settled ? settled_choice(decided) : *decided;
     if (s != id) {
       if (settled && !as_one && reaches(earlier, s)) blk.await_prior_launch();
-      return;
+      return false;
     }
     if (settled) blk.await_prior_launch();
     blk.allow_next_launch();
-    program(blk);
+    return true;
   }
 };
 

@@ -112,10 +112,11 @@ constexpr auto block_kernel_of() {
 /// memory it has been allowed, and its occupancy at the last shape it was launched with. Kept per
 /// kernel address, not per kernel type: nvcc 13 gives each translation unit its own host stub for a
 /// kernel template (internal linkage, --static-global-template-stub), so one kernel type can name
-/// several kernels, each with its own block-local limit to raise.
-template <class Runtime, class Kernel>
+/// several kernels, each with its own block-local limit to raise. One registry for every kernel of a
+/// runtime (addresses, not types), so that a call site compiles it once, not once per kernel.
+template <class Runtime>
 struct kernel_facts {
-  Kernel kernel = nullptr;
+  void const* kernel = nullptr;
   int device = -1, most_threads = 0, occ_threads = 0, occ_per_sm = 0;
   std::size_t allowed = 48 * 1024, occ_bytes = 0;
 
@@ -124,7 +125,7 @@ struct kernel_facts {
     return m;
   }
   /// The facts of `kernel` on the current device (call with lock() held).
-  static kernel_facts& current(Kernel kernel) {
+  static kernel_facts& current(void const* kernel) {
     static std::deque<kernel_facts> known;  // a deque: references stay valid as it grows
     int const dev = Runtime::current_device();
     for (kernel_facts& f : known)
@@ -137,7 +138,7 @@ struct kernel_facts {
     return known.back();
   }
   /// The thread limit; raises the kernel's block-local limit to `bytes` if it is below.
-  static int prepare(Kernel kernel, std::size_t bytes) {
+  static int prepare(void const* kernel, std::size_t bytes) {
     std::lock_guard<std::mutex> hold(lock());
     kernel_facts& f = current(kernel);
     if (bytes > f.allowed) {
@@ -146,7 +147,7 @@ struct kernel_facts {
     }
     return f.most_threads;
   }
-  static int occupancy(Kernel kernel, int threads, std::size_t bytes) {
+  static int occupancy(void const* kernel, int threads, std::size_t bytes) {
     std::lock_guard<std::mutex> hold(lock());
     kernel_facts& f = current(kernel);
     if (f.occ_threads != threads || f.occ_bytes != bytes) {
@@ -157,6 +158,12 @@ struct kernel_facts {
     return f.occ_per_sm;
   }
 };
+
+/// A kernel's address as the runtime's queries take it.
+template <class Kernel>
+void const* address_of(Kernel kernel) {
+  return reinterpret_cast<void const*>(kernel);
+}
 
 /// The checks every block launch makes before it asks about its kernel: threads in [1, 1024] and
 /// scratch_bytes within the device's block-local memory; `who` names the caller in the error.
@@ -172,10 +179,10 @@ void check_block_shape(char const* who, int threads, std::size_t scratch_bytes) 
 
 /// resident_blocks for `kernel`: raises its block-local limit, lowers `threads` to what its registers
 /// allow, and returns multiprocessors times its occupancy, at most max_blocks and at least 1.
-template <class Runtime, class Kernel>
-index_t resident_grid(Kernel kernel, index_t max_blocks, int& threads, std::size_t scratch_bytes) {
+template <class Runtime>
+index_t resident_grid(void const* kernel, index_t max_blocks, int& threads, std::size_t scratch_bytes) {
   check_block_shape<Runtime>("resident_blocks (for_each_resident_block)", threads, scratch_bytes);
-  using facts = kernel_facts<Runtime, Kernel>;
+  using facts = kernel_facts<Runtime>;
   threads = std::min(threads, facts::prepare(kernel, scratch_bytes));  // fewer threads if its registers demand it
   int const per_sm = std::max(1, facts::occupancy(kernel, threads, scratch_bytes));
   return std::max<index_t>(1, std::min<index_t>(max_blocks, static_cast<index_t>(per_sm) * Runtime::multiprocessors()));
@@ -209,8 +216,7 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
   detail::check_block_shape<Runtime>("for_each_block", threads, scratch_bytes);
   if (blocks == 0) return;
   auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();
-  using facts = detail::kernel_facts<Runtime, decltype(kernel)>;
-  int const most = facts::prepare(kernel, scratch_bytes);
+  int const most = detail::kernel_facts<Runtime>::prepare(detail::address_of(kernel), scratch_bytes);
   require(threads <= most, errc::out_of_range,
           [&] { return "for_each_block: this block program's registers allow at most " + std::to_string(most) + " threads per block, not " +
               std::to_string(threads); });
@@ -224,7 +230,7 @@ void for_each_block(index_t blocks, int threads, std::size_t scratch_bytes, Body
 /// registers allow fewer per block.
 template <class Warp, class Runtime, class Body>
 index_t resident_blocks(index_t max_blocks, int& threads, std::size_t scratch_bytes) {
-  return detail::resident_grid<Runtime>(detail::block_kernel_of<Warp, Runtime, Body>(), max_blocks, threads, scratch_bytes);
+  return detail::resident_grid<Runtime>(detail::address_of(detail::block_kernel_of<Warp, Runtime, Body>()), max_blocks, threads, scratch_bytes);
 }
 
 /// As for_each_block with as many blocks as run at once (multiprocessors times the occupancy of this
@@ -235,7 +241,7 @@ template <class Warp, class Runtime, class Body>
 void for_each_resident_block(index_t max_blocks, int threads, std::size_t scratch_bytes, Body body, typename Runtime::stream_t stream,
                              bool overlap = false) {
   auto kernel = detail::block_kernel_of<Warp, Runtime, Body>();  // one address for the limits raised and the launch
-  index_t const blocks = detail::resident_grid<Runtime>(kernel, max_blocks, threads, scratch_bytes);  // may lower threads
+  index_t const blocks = detail::resident_grid<Runtime>(detail::address_of(kernel), max_blocks, threads, scratch_bytes);  // may lower threads
   Runtime::launch(kernel, static_cast<unsigned>(blocks), static_cast<unsigned>(threads), scratch_bytes, stream, overlap, blocks, body);
   Runtime::check_launch("for_each_resident_block launch");
 }
