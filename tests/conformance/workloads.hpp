@@ -392,7 +392,7 @@ TEST_CASE("kmeans_update: centroid sums and counts against a sequential update",
                                               calm::kmeans_method::thread_private);
   keys_kind const kind = GENERATE(keys_kind::uniform_many, keys_kind::runs, keys_kind::hot, keys_kind::one);
   index_t const n = GENERATE(0, 1, 1001, 40003);
-  int const d = GENERATE(1, 2, 3, 8);
+  int const d = GENERATE(1, 2, 3, 4, 5, 8);  // 5: thread_private's loop for any width
   index_t const k = GENERATE(1, 16, 1000);
   CAPTURE(name, warp_size());
   check_kmeans<float, std::uint32_t>(method, kind, n, d, k);
