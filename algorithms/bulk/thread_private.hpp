@@ -17,19 +17,26 @@ namespace calm {
 namespace detail {
 
 /// thread_private's layout: `blocks` private tables (one per block of the launch: a thread on the host),
-/// each `subtables` tables `stride` entries apart (whole 64-byte lines: no line shared). In a `spread`
+/// each `subtables` tables `stride` entries apart (whole 64-byte lines: no line shared; after each table's
+/// entries, hot_slots more: hot_base). In a `spread`
 /// table entry k lies at k + k / 64, so that keys a power of two apart (a column of a row-major matrix)
 /// do not all fall into one set of the cache: single tables beyond spread_entries.
+/// The slots after a private table that a slice's hot key is spread over (slice_fill::spread_hot).
+constexpr int hot_slots = 8;
+
 struct thread_tables_plan {
   index_t blocks = 1;
   int subtables = 1;
   index_t stride = 0;
   bool spread = false;
+  bool small = false;     ///< the sub-tables of one thread, hot slots aside, within four_subtables_bytes
   std::size_t bytes = 0;  ///< of all the private tables
   static constexpr int spread_shift = 6;
   template <bool Spread>
   CALM_HD static index_t place(index_t k) { return Spread ? k + (k >> spread_shift) : k; }
   CALM_HD index_t at(index_t k) const { return spread ? place<true>(k) : k; }
+  /// Where a table's hot_slots begin, for a table of `bins` entries.
+  CALM_HD index_t hot_base(index_t bins) const { return at(bins - 1) + 1; }
 };
 
 /// Four interleaved sub-tables while they take at most this, two while they take at most the next, one
@@ -52,8 +59,9 @@ thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
   p.stride = (bins + line - 1) / line * line;
   std::size_t const table_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
   p.subtables = table_bytes * 4 <= four_subtables_bytes ? 4 : table_bytes * 2 <= two_subtables_bytes ? 2 : 1;
+  p.small = p.subtables > 1 && table_bytes * static_cast<std::size_t>(p.subtables) <= four_subtables_bytes;
   p.spread = p.subtables == 1 && bins > spread_entries;
-  if (p.spread) p.stride = (p.at(bins - 1) + 1 + line - 1) / line * line;
+  p.stride = (p.at(bins - 1) + 1 + hot_slots + line - 1) / line * line;  // the table, then a hot key's slots (slice_fill)
   p.bytes = static_cast<std::size_t>(p.blocks) * static_cast<std::size_t>(p.subtables) * static_cast<std::size_t>(p.stride) * sizeof(T);
   return p;
 }
@@ -79,10 +87,12 @@ constexpr int hot_sample_buckets = 64;
 /// that a slot keeps in its hashed bucket (one of hot_sample_buckets; a bucket's slot counts up, another
 /// slot counts it down or takes it over at 0: exact for a slot alone in its bucket, a bound below
 /// otherwise), or the items whose slot repeats the one before (runs), whichever is larger; `one`: the
-/// slot of every one of them, where they all share one (else -1).
+/// slot of every one of them, where they all share one (else -1); `top`, the slot of the largest count.
 struct slice_sample {
   int eighths = 0;
   index_t one = -1;
+  index_t top = -1;     ///< the slot of the largest bucket count
+  int top_eighths = 0;  ///< that count's share, in eighths of the items inside the table
 };
 
 template <class K, class KeyMap>
@@ -91,7 +101,7 @@ CALM_HD slice_sample sample_slice(K const* keys, index_t begin, index_t end, ind
   int counts[hot_sample_buckets] = {};
   index_t const stop = begin + (end - begin < hot_sample_items ? end - begin : hot_sample_items);
   int inside = 0, most = 0, repeats = 0;
-  index_t before = -1, first = -1;
+  index_t before = -1, first = -1, top = -1;
   bool alike = true;
   for (index_t i = begin; i < stop; ++i) {
     index_t const slot = key_map(keys[i]);
@@ -102,37 +112,50 @@ CALM_HD slice_sample sample_slice(K const* keys, index_t begin, index_t end, ind
     before = slot;
     int const h = static_cast<int>((static_cast<unsigned long long>(slot) * 0x9E3779B97F4A7C15ull) >> 58);
     if (counts[h] == 0) slots[h] = slot;
-    if (slots[h] == slot) most = ++counts[h] > most ? counts[h] : most;
-    else --counts[h];
+    if (slots[h] != slot) {
+      --counts[h];
+    } else if (++counts[h] > most) {
+      most = counts[h];
+      top = slot;
+    }
   }
   slice_sample r;
   r.eighths = inside > 0 ? (most > repeats ? most : repeats) * 8 / inside : 0;
   r.one = inside > 0 && alike ? first : -1;
+  r.top = top;
+  r.top_eighths = inside > 0 ? most * 8 / inside : 0;
   return r;
 }
 
 /// How a slice fills its table: on `subtables` interleaved sub-tables, and, where `hot` >= 0, the items of
-/// entry `hot` folded in registers (four accumulators) and added once at the end.
+/// entry `hot` folded in registers (four accumulators) and added once at the end; where `spread_hot` >= 0,
+/// that entry's items spread over the table's hot slots (no branch on the key: a select), added at the end.
 struct slice_fill {
   int subtables = 1;
   index_t hot = -1;
+  index_t spread_hot = -1;  ///< an entry whose items go to hot_slots slots after the table (item begin + j to j % 8)
 };
 
 /// A slice whose sampled items all share one entry folds that entry in registers (a chain through
 /// memory on one address is what would bound it otherwise). Else the plan's sub-tables always where all
 /// of them fit in four_subtables_bytes (one small table's speed varies between processes, four's does
-/// not); beyond, only where one entry, or runs, take a quarter of the sampled items: elsewhere two
-/// sub-tables only take L1 from the keys.
+/// not); beyond, where one entry takes a quarter of the sampled items, that entry spread over the hot
+/// slots (one table: 4,096 entries with half the keys on one 1.6-1.9x faster on 2 cores than two
+/// sub-tables), and two sub-tables where runs do: elsewhere two sub-tables only take L1 from the keys.
 template <class T, class K, class KeyMap>
 CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
   slice_sample const sample = sample_slice(keys, begin, end, bins, key_map);
   slice_fill f;
   if (sample.one >= 0) f.hot = sample.one;
-  else if (plan.subtables > 1 &&
-           (static_cast<std::size_t>(plan.subtables) * static_cast<std::size_t>(plan.stride) * sizeof(T) <= four_subtables_bytes || sample.eighths >= 2))
-    f.subtables = plan.subtables;
+  else if (plan.small) f.subtables = plan.subtables;
+  else if (sample.top_eighths >= 2) f.spread_hot = sample.top;
+  else if (plan.subtables > 1 && sample.eighths >= 2) f.subtables = plan.subtables;
   return f;
 }
+
+/// Where thread_table_fill_program puts one hot entry's items: in the table as any other, in registers,
+/// or over the hot slots.
+enum class hot_fill { none, registers, slots };
 
 /// One block's share of the items into its private table: cleared to the op's identity, filled as
 /// plan_slice says (item i into sub-table i % s), the sub-tables folded into the first.
@@ -156,8 +179,10 @@ struct thread_table_fill_program {
     slice_fill const f = plan_slice<T>(plan, keys, begin, end, size, key_map);
     int const subtables = f.subtables;
     for (index_t k = 0; k < subtables * stride; ++k) mine[k] = Op::template identity<T>();
-    if (f.hot >= 0 && plan.spread) fill<1, true, true>(mine, begin, end, f.hot);
-    else if (f.hot >= 0) fill<1, false, true>(mine, begin, end, f.hot);
+    if (f.hot >= 0 && plan.spread) fill<1, true, hot_fill::registers>(mine, begin, end, f.hot);
+    else if (f.hot >= 0) fill<1, false, hot_fill::registers>(mine, begin, end, f.hot);
+    else if (f.spread_hot >= 0 && plan.spread) fill<1, true, hot_fill::slots>(mine, begin, end, f.spread_hot);
+    else if (f.spread_hot >= 0) fill<1, false, hot_fill::slots>(mine, begin, end, f.spread_hot);
     else if (subtables == 4) fill<4, false>(mine, begin, end);
     else if (subtables == 2) fill<2, false>(mine, begin, end);
     else if (plan.spread) fill<1, true>(mine, begin, end);
@@ -166,9 +191,10 @@ struct thread_table_fill_program {
       for (index_t k = 0; k < size; ++k) mine[k] = op(mine[k], mine[s * stride + k]);
   }
 
-  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S; Hot: those of
-  /// entry `hot` into four accumulators (item begin + j into j % 4), added to t once at the end.
-  template <int S, bool Spread, bool Hot = false>
+  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S; the items of entry
+  /// `hot` (Hot: registers) into four accumulators (item begin + j into j % 4), or (Hot: slots) into the
+  /// hot slots (j % 8), added to t once at the end.
+  template <int S, bool Spread, hot_fill Hot = hot_fill::none>
   CALM_HD void fill(T* __restrict__ t, index_t begin, index_t end, index_t hot = -1) const {
     // the members as locals: a store into the table would otherwise make each item re-read them
     K const* __restrict__ const k = keys;
@@ -176,23 +202,29 @@ struct thread_table_fill_program {
     KeyMap const map = key_map;
     Op const o = op;
     index_t const stride = plan.stride, size = bins;
+    index_t const base = plan.hot_base(size);
     T acc[4] = {Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>()};
     auto const add = [&](T* __restrict__ sub, index_t i, int q) {
       index_t const slot = map(k[i]);
-      if (Hot && slot == hot) acc[q] = o(acc[q], static_cast<T>(value_at(v, i)));
-      else if (slot >= 0 && slot < size) {
-        index_t const at = thread_tables_plan::place<Spread>(slot);
+      if (Hot == hot_fill::registers && slot == hot) {
+        acc[q] = o(acc[q], static_cast<T>(value_at(v, i)));
+      } else if (slot >= 0 && slot < size) {
+        index_t at = thread_tables_plan::place<Spread>(slot);
+        if (Hot == hot_fill::slots) at = slot == hot ? base + q : at;
         sub[at] = o(sub[at], static_cast<T>(value_at(v, i)));
       }
     };
-    constexpr int U = Hot ? 4 : S;
+    constexpr int U = Hot == hot_fill::registers ? 4 : Hot == hot_fill::slots ? hot_slots : S;
     index_t i = begin;
     for (; i + U <= end; i += U)
       for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, u);
     for (; i < end; ++i) add(t, i, 0);
-    if (Hot) {
+    if (Hot != hot_fill::none) {
       index_t const at = thread_tables_plan::place<Spread>(hot);
-      t[at] = o(t[at], o(o(acc[0], acc[1]), o(acc[2], acc[3])));
+      T total = o(o(acc[0], acc[1]), o(acc[2], acc[3]));
+      if (Hot == hot_fill::slots)
+        for (int q = 0; q < hot_slots; ++q) total = o(total, t[base + q]);
+      t[at] = o(t[at], total);
     }
   }
 };

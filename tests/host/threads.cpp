@@ -70,9 +70,10 @@ TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[
   int const before = omp_get_max_threads();
   omp_set_num_threads(4);
   // the first third on one key (a slice that samples only it folds it in registers, the other keys of
-  // its slice into its table), the second half on it (sub-tables, where two exceed 16 KiB), the last
-  // uniform (one table); some keys outside
-  std::uint32_t const bins = GENERATE(300u, 4099u, 20000u);
+  // its slice into its table), the second half on it (four sub-tables within 16 KiB, else the key over the
+  // hot slots after the table, a spread table beyond 65,536 entries), the last uniform (one table); some
+  // keys outside
+  std::uint32_t const bins = GENERATE(300u, 4099u, 20000u, 70001u);
   std::vector<std::uint32_t> keys(200003);
   std::mt19937_64 g(31 + bins);
   std::size_t const third = keys.size() / 3;
