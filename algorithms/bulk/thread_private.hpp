@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "../../core/exec.hpp"
@@ -16,13 +17,14 @@
 namespace calm {
 namespace detail {
 
+/// The slots after a private table that a slice's hot key is dealt over (slice_fill::slotted_hot).
+constexpr int hot_slots = 8;
+
 /// thread_private's layout: `blocks` private tables (one per block of the launch: a thread on the host),
 /// each `subtables` tables `stride` entries apart (whole 64-byte lines: no line shared; after each table's
-/// entries, hot_slots more: hot_base). In a `spread`
-/// table entry k lies at k + k / 64, so that keys a power of two apart (a column of a row-major matrix)
-/// do not all fall into one set of the cache: single tables beyond spread_entries.
-/// The slots after a private table that a slice's hot key is spread over (slice_fill::spread_hot).
-constexpr int hot_slots = 8;
+/// entries, hot_slots more: hot_base). In a `spread` table entry k lies at k + k / 64, so that keys a
+/// power of two apart (a column of a row-major matrix) do not all fall into one set of the cache: single
+/// tables beyond spread_entries whose keys crowd the cache's sets (keys_crowd_sets).
 
 struct thread_tables_plan {
   index_t blocks = 1;
@@ -46,12 +48,43 @@ constexpr std::size_t four_subtables_bytes = std::size_t(16) << 10;
 constexpr std::size_t two_subtables_bytes = std::size_t(512) << 10;
 /// The largest table automatic keeps one private copy of per thread (beyond it: naive).
 constexpr std::size_t thread_table_max_bytes = std::size_t(64) << 20;
-/// Entries beyond which a private table is spread (thread_tables_plan: its one shift and add per key
+/// Entries beyond which a private table may be spread (thread_tables_plan: its one shift and add per key
 /// cost more than they save in tables the caches hold).
 constexpr index_t spread_entries = index_t(1) << 16;
 
+/// Whether the keys crowd a few sets of the cache: of 512 keys read at the start and the middle of the
+/// array (those inside the table, 64 at least, on 64 lines at least), three quarters fall into 16 of the
+/// 64 sets an L1 has (keys a power of two apart, 1,024 entries or so: a column of a row-major matrix).
+/// Only then is a large private table spread (plan_thread_tables): on uniform keys into 2^18-2^20
+/// entries a spread table ran 15-20% slower on 2 cores.
+template <class T, class K, class KeyMap>
+bool keys_crowd_sets(K const* keys, index_t n, index_t bins, KeyMap const& key_map) {
+  constexpr index_t line = 64 / sizeof(T) > 0 ? index_t(64 / sizeof(T)) : 1;
+  int per_set[64] = {};
+  std::uint64_t lines[16] = {};  // a 1,024-bit filter of the lines met
+  int inside = 0;
+  for (index_t start : {index_t(0), n / 2})
+    for (index_t i = start; i < std::min(n, start + 256); ++i) {
+      index_t const slot = key_map(keys[i]);
+      if (slot < 0 || slot >= bins) continue;
+      index_t const l = slot / line;
+      ++per_set[l & 63], ++inside;
+      std::uint64_t const h = (static_cast<std::uint64_t>(l) * 0x9E3779B97F4A7C15ull) >> 54;
+      lines[h >> 6] |= std::uint64_t(1) << (h & 63);
+    }
+  int met = 0;
+  for (std::uint64_t w : lines)
+    for (; w != 0; w &= w - 1) ++met;
+  std::sort(per_set, per_set + 64, [](int a, int b) { return a > b; });
+  int crowded = 0;
+  for (int s = 0; s < 16; ++s) crowded += per_set[s];
+  return inside >= 64 && met >= 64 && 4 * crowded >= 3 * inside;
+}
+
+/// The private tables for n items into `bins` entries: one per thread that has thread_min_items, sub-tables
+/// where they fit (four_subtables_bytes, two_subtables_bytes), spread where `crowded` (keys_crowd_sets).
 template <class T, class Exec>
-thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
+thread_tables_plan plan_thread_tables(index_t n, index_t bins, bool crowded, Exec const& ex) {
   thread_tables_plan p;
   index_t const useful = std::max<index_t>(1, n / thread_min_items);
   p.blocks = std::max<index_t>(1, std::min<index_t>(ex.resident_blocks_hint(), useful));
@@ -60,7 +93,7 @@ thread_tables_plan plan_thread_tables(index_t n, index_t bins, Exec const& ex) {
   std::size_t const table_bytes = static_cast<std::size_t>(p.stride) * sizeof(T);
   p.subtables = table_bytes * 4 <= four_subtables_bytes ? 4 : table_bytes * 2 <= two_subtables_bytes ? 2 : 1;
   p.small = p.subtables > 1 && table_bytes * static_cast<std::size_t>(p.subtables) <= four_subtables_bytes;
-  p.spread = p.subtables == 1 && bins > spread_entries;
+  p.spread = p.subtables == 1 && bins > spread_entries && crowded;
   p.stride = (p.at(bins - 1) + 1 + hot_slots + line - 1) / line * line;  // the table, then a hot key's slots (slice_fill)
   p.bytes = static_cast<std::size_t>(p.blocks) * static_cast<std::size_t>(p.subtables) * static_cast<std::size_t>(p.stride) * sizeof(T);
   return p;
@@ -128,18 +161,18 @@ CALM_HD slice_sample sample_slice(K const* keys, index_t begin, index_t end, ind
 }
 
 /// How a slice fills its table: on `subtables` interleaved sub-tables, and, where `hot` >= 0, the items of
-/// entry `hot` folded in registers (four accumulators) and added once at the end; where `spread_hot` >= 0,
-/// that entry's items spread over the table's hot slots (no branch on the key: a select), added at the end.
+/// entry `hot` folded in registers (four accumulators) and added once at the end; where `slotted_hot` >= 0,
+/// that entry's items dealt over the table's hot slots (no branch on the key: a select), added at the end.
 struct slice_fill {
   int subtables = 1;
   index_t hot = -1;
-  index_t spread_hot = -1;  ///< an entry whose items go to hot_slots slots after the table (item begin + j to j % 8)
+  index_t slotted_hot = -1;  ///< an entry whose items go to hot_slots slots after the table (item begin + j to j % 8)
 };
 
 /// A slice whose sampled items all share one entry folds that entry in registers (a chain through
 /// memory on one address is what would bound it otherwise). Else the plan's sub-tables always where all
 /// of them fit in four_subtables_bytes (one small table's speed varies between processes, four's does
-/// not); beyond, where one entry takes a quarter of the sampled items, that entry spread over the hot
+/// not); beyond, where one entry takes a quarter of the sampled items, that entry dealt over the hot
 /// slots (one table: 4,096 entries with half the keys on one 1.6-1.9x faster on 2 cores than two
 /// sub-tables), and two sub-tables where runs do: elsewhere two sub-tables only take L1 from the keys.
 template <class T, class K, class KeyMap>
@@ -148,7 +181,7 @@ CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, ind
   slice_fill f;
   if (sample.one >= 0) f.hot = sample.one;
   else if (plan.small) f.subtables = plan.subtables;
-  else if (sample.top_eighths >= 2) f.spread_hot = sample.top;
+  else if (sample.top_eighths >= 2) f.slotted_hot = sample.top;
   else if (plan.subtables > 1 && sample.eighths >= 2) f.subtables = plan.subtables;
   return f;
 }
@@ -181,8 +214,8 @@ struct thread_table_fill_program {
     for (index_t k = 0; k < subtables * stride; ++k) mine[k] = Op::template identity<T>();
     if (f.hot >= 0 && plan.spread) fill<1, true, hot_fill::registers>(mine, begin, end, f.hot);
     else if (f.hot >= 0) fill<1, false, hot_fill::registers>(mine, begin, end, f.hot);
-    else if (f.spread_hot >= 0 && plan.spread) fill<1, true, hot_fill::slots>(mine, begin, end, f.spread_hot);
-    else if (f.spread_hot >= 0) fill<1, false, hot_fill::slots>(mine, begin, end, f.spread_hot);
+    else if (f.slotted_hot >= 0 && plan.spread) fill<1, true, hot_fill::slots>(mine, begin, end, f.slotted_hot);
+    else if (f.slotted_hot >= 0) fill<1, false, hot_fill::slots>(mine, begin, end, f.slotted_hot);
     else if (subtables == 4) fill<4, false>(mine, begin, end);
     else if (subtables == 2) fill<2, false>(mine, begin, end);
     else if (plan.spread) fill<1, true>(mine, begin, end);
@@ -257,7 +290,8 @@ struct thread_table_merge_program {
 /// launch to fill them and one to merge them. Each block of both runs on one thread.
 template <class Op, class K, class VS, class T, class KeyMap, class Exec>
 void launch_thread_private(Op op, K const* keys, VS const& vals, index_t n, T* table, index_t bins, KeyMap const& key_map, Exec const& ex) {
-  thread_tables_plan const plan = plan_thread_tables<T>(n, bins, ex);
+  bool const crowded = bins > spread_entries && keys_crowd_sets<T>(keys, n, bins, key_map);
+  thread_tables_plan const plan = plan_thread_tables<T>(n, bins, crowded, ex);
   workspace<Exec> ws(ex, plan.bytes);
   T* const tables = ws.template at<T>(0);
   ex.for_each_block(plan.blocks, 1, 0, thread_table_fill_program<Op, K, VS, T, KeyMap>{op, keys, vals, n, bins, tables, plan, key_map});

@@ -70,9 +70,8 @@ TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[
   int const before = omp_get_max_threads();
   omp_set_num_threads(4);
   // the first third on one key (a slice that samples only it folds it in registers, the other keys of
-  // its slice into its table), the second half on it (four sub-tables within 16 KiB, else the key over the
-  // hot slots after the table, a spread table beyond 65,536 entries), the last uniform (one table); some
-  // keys outside
+  // its slice into its table), the second half on it (four sub-tables within 16 KiB, else the key dealt
+  // over the hot slots after the table), the last uniform (one table); some keys outside
   std::uint32_t const bins = GENERATE(300u, 4099u, 20000u, 70001u);
   std::vector<std::uint32_t> keys(200003);
   std::mt19937_64 g(31 + bins);
@@ -84,6 +83,33 @@ TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[
   CAPTURE(bins);
   check_histogram(calm::strategy::thread_private, keys, bins);
   check_float_sums(keys, bins);
+  omp_set_num_threads(before);
+}
+
+TEST_CASE("threads: thread_private's spread tables where keys a power of two apart crowd the cache's sets", "[threads]") {
+  int const before = omp_get_max_threads();
+  omp_set_num_threads(4);
+  // a column of a row-major matrix of 512 columns, one key in 16 uniform: spread (k + k / 64) beyond
+  // 65,536 entries; uniform keys into the same table: not spread. The second quarter on key 5 (the second
+  // thread's slice folds it in registers), half the last quarter (the last slice deals it over the hot
+  // slots); the keys read for the crowding, at the start and the middle, are the column's.
+  std::uint32_t const bins = GENERATE(131075u, 300007u);
+  std::uint32_t const cols = 512, rows = bins / cols;
+  std::vector<std::uint32_t> strided(200003), uniform(strided.size());
+  std::size_t const quarter = strided.size() / 4;
+  std::mt19937_64 g(7 + bins);
+  for (std::size_t i = 0; i < strided.size(); ++i) {
+    std::uint64_t const r = g();
+    bool const hot = (i >= quarter && i < 2 * quarter) || (i >= 3 * quarter && (r & 32));
+    strided[i] = hot ? 5u : r % 16 == 0 ? static_cast<std::uint32_t>(r % (bins + 5)) : static_cast<std::uint32_t>((i % rows) * cols + (i / rows) % cols);
+    uniform[i] = static_cast<std::uint32_t>(g() % (bins + 5));
+  }
+  auto const n = static_cast<calm::index_t>(strided.size());
+  CHECK(calm::detail::keys_crowd_sets<std::uint32_t>(strided.data(), n, bins, calm::detail::identity_key{}));
+  CHECK_FALSE(calm::detail::keys_crowd_sets<std::uint32_t>(uniform.data(), n, bins, calm::detail::identity_key{}));
+  CAPTURE(bins);
+  check_histogram(calm::strategy::thread_private, strided, bins);
+  check_float_sums(strided, bins);
   omp_set_num_threads(before);
 }
 
