@@ -19,13 +19,27 @@ namespace nccl {
 constexpr int all_ranks = -1;
 
 /// The entries of a table of `bins` split in blocks over `ranks` ranks: rank r holds [r * per(), ...)
-/// of size(r) entries (as calm::mpi::block_owner).
+/// of size(r) entries (as calm::mpi::block_owner); entry k is local(k) of owner(k).
 struct block_split {
   index_t bins = 0;
   int ranks = 1;
-  index_t per() const { return (bins + ranks - 1) / ranks; }
-  index_t first(int r) const { return per() * r < bins ? per() * r : bins; }
-  index_t size(int r) const { return (per() * (r + 1) < bins ? per() * (r + 1) : bins) - first(r); }
+  static constexpr int id = 0;
+  CALM_HD index_t per() const { return (bins + ranks - 1) / ranks; }
+  CALM_HD index_t first(int r) const { return per() * r < bins ? per() * r : bins; }
+  CALM_HD index_t size(int r) const { return (per() * (r + 1) < bins ? per() * (r + 1) : bins) - first(r); }
+  CALM_HD int owner(index_t k) const { return static_cast<int>(k / per()); }
+  CALM_HD index_t local(index_t k) const { return k - per() * owner(k); }
+};
+
+/// The entries dealt round the ranks: entry k is entry k / ranks of rank k % ranks (as calm::mpi::cyclic_owner).
+struct cyclic_split {
+  index_t bins = 0;
+  int ranks = 1;
+  static constexpr int id = 1;
+  CALM_HD index_t per() const { return (bins + ranks - 1) / ranks; }
+  CALM_HD index_t size(int r) const { return r < bins ? (bins - r + ranks - 1) / ranks : 0; }
+  CALM_HD int owner(index_t k) const { return static_cast<int>(k % ranks); }
+  CALM_HD index_t local(index_t k) const { return k / ranks; }
 };
 
 namespace detail {
@@ -111,13 +125,16 @@ void combine(Op op, T* table, T const* part, index_t count, index_t fill_to, boo
 /// Every rank's fields compared on every rank with one ncclAllReduce (min of each field and of its
 /// negation), then a wait: throws calm::error on every rank where one rank rejected its arguments
 /// (`why` there) or the ranks differ, before any table is touched.
+/// `most`, where given, receives the largest `items` of any rank (the same reduction).
 template <class Exec>
-void require_agreement(ncclComm_t comm, char const* who, std::int64_t const (&fields)[5], std::string const& why, Exec const& ex) {
-  constexpr int count = 6;
+void require_agreement(ncclComm_t comm, char const* who, std::int64_t const (&fields)[5], std::string const& why, Exec const& ex,
+                       std::int64_t items = 0, std::int64_t* most = nullptr) {
+  constexpr int count = 7;
   std::int64_t local[2 * count];
   for (int i = 0; i < 5; ++i) local[i] = fields[i], local[count + i] = -fields[i];
   local[5] = why.empty() ? 1 : 0;
   local[count + 5] = -local[5];
+  local[6] = -items, local[count + 6] = 0;
   calm::detail::workspace<Exec> ws(ex, sizeof(local));
   auto* const d = ws.template at<std::int64_t>(0);
   CALM_CUDA_CHECK(cudaMemcpyAsync(d, local, sizeof(local), cudaMemcpyHostToDevice, ex.stream));
@@ -127,7 +144,8 @@ void require_agreement(ncclComm_t comm, char const* who, std::int64_t const (&fi
   CALM_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
   require(why.empty(), errc::invalid_argument, [&] { return std::string(who) + ": " + why; });
   require(low[5] == 1, errc::invalid_argument, [&] { return std::string(who) + ": another rank's arguments were rejected; nothing was exchanged"; });
-  static char const* const names[5] = {"table size", "op", "table entry size", "table entry type", "root or split"};
+  if (most != nullptr) *most = -low[6];
+  static char const* const names[5] = {"table size", "op", "table entry size", "table entry type", "table's form (root, split or owner map)"};
   for (int i = 0; i < 5; ++i)
     require(low[i] == -low[count + i], errc::invalid_argument, [&] {
       return std::string(who) + ": the ranks disagree on the " + names[i] + " (" + std::to_string(low[i]) + " to " + std::to_string(-low[count + i]) +

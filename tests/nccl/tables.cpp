@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// calm/nccl.hpp on one GPU, one rank (a communicator of one device): replicated and split tables against a
-// sequential reference, each op, weighted and counting, keys outside the table, a root, and the errors given
-// before anything is exchanged. Several ranks need several GPUs (one process each); see CHANGELOG.
+// calm/nccl.hpp on one GPU, one rank (a communicator of one device): replicated, split and partitioned tables
+// against a sequential reference, each op, weighted and counting, keys outside the table, a root, both owner
+// maps, and the errors given before anything is exchanged. Several ranks need several GPUs (one process each); see CHANGELOG.
 #include <calm/nccl.hpp>
 
 #include <catch2/catch.hpp>
@@ -70,7 +70,48 @@ void check_both_forms(ncclComm_t comm, index_t n, index_t bins, std::uint64_t se
   CHECK(split.download() == want);
 }
 
+/// scatter_partitioned on one rank, both owner maps: pairs where the table is larger than the keys' pairs,
+/// the arranged table otherwise.
+template <class Op, class T, class Owner>
+void check_partitioned(ncclComm_t comm, index_t n, index_t bins, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<std::int32_t> keys(static_cast<std::size_t>(n));
+  for (auto& k : keys) k = static_cast<std::int32_t>(g() % static_cast<std::uint64_t>(bins + 5)) - 2;
+  std::vector<T> values(keys.size()), init(static_cast<std::size_t>(bins));
+  for (auto& v : values) v = static_cast<T>(g() % 1000);
+  for (auto& v : init) v = static_cast<T>(g() % 1000);
+  std::vector<T> const want = reference<Op>(init, keys, values);  // one rank: local(k) = k for both maps
+  device_array<std::int32_t> k(keys);
+  device_array<T> v(values), part(init);
+  device_array<std::uint64_t> skipped(std::vector<std::uint64_t>{0});
+  calm::scatter_options opt;
+  opt.skipped = skipped.p;
+  calm::nccl::exchange_report const r = calm::nccl::scatter_partitioned<calm::strategy::automatic, Owner>(comm, Op{}, k.p, static_cast<T const*>(v.p), n, part.p, bins, opt);
+  CHECK(part.download() == want);
+  std::uint64_t outside = 0;
+  for (auto key : keys) outside += key < 0 || key >= bins ? 1 : 0;
+  CHECK(skipped.download()[0] == outside);
+  CHECK(r.keys == n);
+  CHECK(r.dense == (static_cast<double>(bins) * sizeof(T) <= static_cast<double>(n) * (8 + sizeof(T))));
+  if (!r.dense) {
+    CHECK(r.kept == n - static_cast<index_t>(outside));
+    CHECK(r.sent == 0);
+    CHECK(r.received == 0);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("nccl: a partitioned table on one rank, block and cyclic owners, pairs and arranged tables", "[nccl]") {
+  one_rank r;
+  index_t const n = GENERATE(0, 1, 5001);
+  index_t const bins = GENERATE(1, 300, 70001);
+  CAPTURE(n, bins);
+  check_partitioned<calm::plus, float, calm::nccl::block_split>(r.comm, n, bins, 21);
+  check_partitioned<calm::plus, std::uint32_t, calm::nccl::cyclic_split>(r.comm, n, bins, 22);
+  check_partitioned<calm::max, std::int64_t, calm::nccl::block_split>(r.comm, n, bins, 23);
+  check_partitioned<calm::min, double, calm::nccl::cyclic_split>(r.comm, n, bins, 24);
+}
 
 TEST_CASE("nccl: replicated and split tables on one rank, every op", "[nccl]") {
   one_rank r;
@@ -97,5 +138,12 @@ TEST_CASE("nccl: a histogram to a root, and errors before anything is exchanged"
   REQUIRE_THROWS_AS(calm::nccl::scatter_replicated(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, hist.p, 4, {}, 3), calm::error);
   REQUIRE_THROWS_AS(calm::nccl::scatter_replicated(r.comm, calm::plus{}, k.p, calm::constant(1u), -1, hist.p, 4), calm::error);
   REQUIRE_THROWS_AS(calm::nccl::scatter_split(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, static_cast<std::uint32_t*>(nullptr), 4), calm::error);
+  REQUIRE_THROWS_AS(calm::nccl::scatter_partitioned(r.comm, calm::plus{}, k.p, calm::constant(1u), -1, hist.p, 4), calm::error);
+  calm::index_t const order[5] = {0, 1, 2, 3, 4};
+  calm::scatter_options ordered;
+  ordered.order = order;
+  REQUIRE_THROWS_AS(calm::nccl::scatter_partitioned(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, hist.p, 4, ordered), calm::error);
+  REQUIRE_THROWS_AS((calm::nccl::scatter_partitioned<calm::strategy::privatize>(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, hist.p, 1 << 30)),
+                    calm::error);
   CHECK(hist.download() == std::vector<std::uint32_t>{0, 2, 0, 1});
 }
