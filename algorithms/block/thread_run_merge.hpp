@@ -106,6 +106,26 @@ CALM_HD bool one_key(index_t const* key) {
   return same;
 }
 
+/// Items [i, i + G) of src: their keys into key, their values into value (all loads before any fold).
+template <int G, class Source, class Warp, class T>
+CALM_HD void load_group(Source const& src, Warp const& w, index_t i, index_t* key, T* value) {
+  for (int j = 0; j < G; ++j) {
+    auto const item = src.item(w, i + j);
+    key[j] = item.key;
+    value[j] = static_cast<T>(item.value);
+  }
+}
+
+/// fold(key, value) for a loaded group, as one item where `whole` allows and its keys are one.
+template <int G, class Op, class T, class Fold>
+CALM_HD void fold_group(Op const& op, index_t const* key, T const* value, bool whole, Fold&& fold) {
+  if (whole && one_key<G>(key)) {
+    fold(key[0], fold_tree<G>(op, value));
+  } else {
+    for (int j = 0; j < G; ++j) fold(key[j], value[j]);
+  }
+}
+
 /// Whether, among the first thread_run_sample items of [begin, end), one group of thread_fold_group in
 /// eight or more holds one key (rows of sorted matrix entries): a thread then folds each such group as
 /// one item, which where they are rare costs more than it saves (2 cores: spmv 1.2-2x faster on rows of
@@ -176,14 +196,8 @@ struct thread_run_merge_program {
       for (; i + group <= end; i += group) {
         index_t key[group];
         T value[group];
-        for (int j = 0; j < group; ++j) {
-          auto const item = src.item(w, i + j);
-          key[j] = item.key;
-          value[j] = static_cast<T>(item.value);
-        }
-        if (long_runs && one_key<group>(key)) fold(key[0], fold_tree<group>(o, value));
-        else
-          for (int j = 0; j < group; ++j) fold(key[j], value[j]);
+        load_group<group>(src, w, i, key, value);
+        fold_group<group>(o, key, value, long_runs, fold);
       }
       for (; i < end; ++i) {
         auto const item = src.item(w, i);
@@ -254,14 +268,8 @@ struct thread_items_fill_program {
         for (; i + group <= end; i += group) {
           index_t key[group];
           T value[group];
-          for (int j = 0; j < group; ++j) {
-            auto const item = src.item(w, i + j);
-            key[j] = item.key;
-            value[j] = static_cast<T>(item.value);
-          }
-          if (one_key<group>(key)) fold(key[0], fold_tree<group>(o, value));
-          else
-            for (int j = 0; j < group; ++j) fold(key[j], value[j]);
+          load_group<group>(src, w, i, key, value);
+          fold_group<group>(o, key, value, true, fold);
         }
       }
       for (; i + 4 <= end; i += 4)

@@ -30,26 +30,16 @@ struct exchange_report {
 
 namespace detail {
 
-/// Entry k of the table at its place in the table arranged by owner: owner(k) * per() + local(k); keys
-/// outside [0, bins) at -1.
-template <class Owner>
-struct arranged_key {
-  Owner owner;
-  template <class K>
-  CALM_HD index_t operator()(K key) const {
-    index_t const k = calm::detail::identity_key{}(key);
-    return k >= 0 && k < owner.bins ? owner.owner(k) * owner.per() + owner.local(k) : index_t(-1);
-  }
-};
-
-/// The owner of entry k (keys outside [0, bins) at -1): the key map that counts each rank's updates.
-template <class Owner>
+/// Entry k's place in the table arranged by owner (Arranged: owner(k) * per() + local(k)) or its owner
+/// (else); keys outside [0, bins) at -1.
+template <class Owner, bool Arranged>
 struct owner_key {
   Owner owner;
   template <class K>
   CALM_HD index_t operator()(K key) const {
     index_t const k = calm::detail::identity_key{}(key);
-    return k >= 0 && k < owner.bins ? owner.owner(k) : index_t(-1);
+    if (k < 0 || k >= owner.bins) return -1;
+    return Arranged ? owner.owner(k) * owner.per() + owner.local(k) : owner.owner(k);
   }
 };
 
@@ -187,7 +177,7 @@ exchange_report scatter_partitioned(ncclComm_t comm, Op op, K const* keys, Value
     scatter_options each;
     each.overwrite = true;  // every entry at the op's identity, the padding too
     each.skipped = opt.skipped;
-    calm::detail::bulk_scatter<family_model<Exec::family>, S>(who, op, keys, values, n, arranged, static_cast<index_t>(whole), detail::arranged_key<Owner>{owner},
+    calm::detail::bulk_scatter<family_model<Exec::family>, S>(who, op, keys, values, n, arranged, static_cast<index_t>(whole), detail::owner_key<Owner, true>{owner},
                                                               each, ex);
     detail::check(ncclReduceScatter(arranged, mine, static_cast<std::size_t>(per), detail::datatype<T>(), detail::reduction<Op>(), comm, ex.stream),
                   "ncclReduceScatter");
@@ -206,7 +196,7 @@ exchange_report scatter_partitioned(ncclComm_t comm, Op op, K const* keys, Value
   counting.overwrite = true;
   counting.skipped = opt.skipped;
   calm::detail::bulk_scatter<family_model<Exec::family>, strategy::automatic>(who, plus{}, keys, constant(std::uint64_t(1)), n, counts, static_cast<index_t>(ranks),
-                                                                               detail::owner_key<Owner>{owner}, counting, ex);
+                                                                               detail::owner_key<Owner, false>{owner}, counting, ex);
   detail::check(ncclAllGather(counts, all_counts, r, ncclUint64, comm, ex.stream), "ncclAllGather");
   std::vector<std::uint64_t> table_counts(r * r);
   ex.to_host(table_counts.data(), all_counts, r * r * sizeof(std::uint64_t));  // row q: rank q's counts per owner
