@@ -83,28 +83,8 @@ struct has_run_ends : std::false_type {};
 template <class S>
 struct has_run_ends<S, std::void_t<decltype(std::declval<S const&>().run_end(index_t(0)))>> : std::true_type {};
 
-/// Items a CPU run merge loads before it folds any (their loads all issued before the first branch on a key).
-constexpr int thread_fold_group = 8;
 /// Items of its slice a thread looks at to tell long runs (long_runs_ahead).
 constexpr index_t thread_run_sample = 1024;
-
-/// op over values[0..G) as a tree (three levels for 8, not a chain of seven).
-template <int G, class Op, class T>
-CALM_HD T fold_tree(Op const& op, T const* values) {
-  T v[G];
-  for (int j = 0; j < G; ++j) v[j] = values[j];
-  for (int width = G / 2; width >= 1; width /= 2)
-    for (int j = 0; j < width; ++j) v[j] = op(v[j], v[j + width]);
-  return v[0];
-}
-
-/// Whether the G keys of a group are one key inside the table.
-template <int G>
-CALM_HD bool one_key(index_t const* key) {
-  bool same = key[0] >= 0;
-  for (int j = 1; j < G; ++j) same &= key[j] == key[0];
-  return same;
-}
 
 /// Items [i, i + G) of src: their keys into key, their values into value (all loads before any fold).
 template <int G, class Source, class Warp, class T>

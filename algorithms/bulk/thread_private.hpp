@@ -11,13 +11,14 @@
 #include "../../core/exec.hpp"
 #include "../../core/ops.hpp"
 #include "../warp/group_reduce.hpp"
+#include "thread_sample.hpp"
 #include "thread_slices.hpp"
 #include "workspace.hpp"
 
 namespace calm {
 namespace detail {
 
-/// The slots after a private table that a slice's hot key is dealt over (slice_fill::slotted_hot).
+/// The slots after a private table that a slice's hot key is dealt over (fill_kind::hot_slots).
 constexpr int hot_slots = 8;
 
 /// thread_private's layout: `blocks` private tables (one per block of the launch: a thread on the host),
@@ -52,35 +53,6 @@ constexpr std::size_t thread_table_max_bytes = std::size_t(64) << 20;
 /// cost more than they save in tables the caches hold).
 constexpr index_t spread_entries = index_t(1) << 16;
 
-/// Whether the keys crowd a few sets of the cache: of 512 keys read at the start and the middle of the
-/// array (those inside the table, 64 at least, on 64 lines at least), three quarters fall into 16 of the
-/// 64 sets an L1 has (keys a power of two apart, 1,024 entries or so: a column of a row-major matrix).
-/// Only then is a large private table spread (plan_thread_tables): on uniform keys into 2^18-2^20
-/// entries a spread table ran 15-20% slower on 2 cores.
-template <class T, class K, class KeyMap>
-bool keys_crowd_sets(K const* keys, index_t n, index_t bins, KeyMap const& key_map) {
-  constexpr index_t line = 64 / sizeof(T) > 0 ? index_t(64 / sizeof(T)) : 1;
-  int per_set[64] = {};
-  std::uint64_t lines[16] = {};  // a 1,024-bit filter of the lines met
-  int inside = 0;
-  for (index_t start : {index_t(0), n / 2})
-    for (index_t i = start; i < std::min(n, start + 256); ++i) {
-      index_t const slot = key_map(keys[i]);
-      if (slot < 0 || slot >= bins) continue;
-      index_t const l = slot / line;
-      ++per_set[l & 63], ++inside;
-      std::uint64_t const h = (static_cast<std::uint64_t>(l) * 0x9E3779B97F4A7C15ull) >> 54;
-      lines[h >> 6] |= std::uint64_t(1) << (h & 63);
-    }
-  int met = 0;
-  for (std::uint64_t w : lines)
-    for (; w != 0; w &= w - 1) ++met;
-  std::sort(per_set, per_set + 64, [](int a, int b) { return a > b; });
-  int crowded = 0;
-  for (int s = 0; s < 16; ++s) crowded += per_set[s];
-  return inside >= 64 && met >= 64 && 4 * crowded >= 3 * inside;
-}
-
 /// The private tables for n items into `bins` entries: one per thread that has thread_min_items, sub-tables
 /// where they fit (four_subtables_bytes, two_subtables_bytes), spread where `crowded` (keys_crowd_sets).
 template <class T, class Exec>
@@ -112,83 +84,40 @@ CALM_HD auto value_at(VS const& vals, index_t i) {
   else return vals[i];
 }
 
-/// Items of a slice's start that sample_slice reads, and the buckets it hashes their slots into.
-constexpr index_t hot_sample_items = 512;
-constexpr int hot_sample_buckets = 64;
+/// How a slice fills its table (thread_table_fill_program::fill): item by item into `subtables` interleaved
+/// sub-tables (table); the items of entry `hot` in four accumulators (hot_registers) or dealt over the
+/// table's hot slots, a select and not a branch on the key (hot_slots), either added to the entry at the
+/// end; or groups of thread_fold_group items that are one entry folded and added as one (runs).
+enum class fill_kind { table, hot_registers, hot_slots, runs };
 
-/// What the first items of a slice show (those inside the table): `eighths` (0 to 8), the largest count
-/// that a slot keeps in its hashed bucket (one of hot_sample_buckets; a bucket's slot counts up, another
-/// slot counts it down or takes it over at 0: exact for a slot alone in its bucket, a bound below
-/// otherwise), or the items whose slot repeats the one before (runs), whichever is larger; `one`: the
-/// slot of every one of them, where they all share one (else -1); `top`, the slot of the largest count.
-struct slice_sample {
-  int eighths = 0;
-  index_t one = -1;
-  index_t top = -1;     ///< the slot of the largest bucket count
-  int top_eighths = 0;  ///< that count's share, in eighths of the items inside the table
-};
-
-template <class K, class KeyMap>
-CALM_HD slice_sample sample_slice(K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
-  index_t slots[hot_sample_buckets];
-  int counts[hot_sample_buckets] = {};
-  index_t const stop = begin + (end - begin < hot_sample_items ? end - begin : hot_sample_items);
-  int inside = 0, most = 0, repeats = 0;
-  index_t before = -1, first = -1, top = -1;
-  bool alike = true;
-  for (index_t i = begin; i < stop; ++i) {
-    index_t const slot = key_map(keys[i]);
-    if (slot < 0 || slot >= bins) continue;
-    if (inside++ == 0) first = slot;
-    alike = alike && slot == first;
-    repeats += slot == before;
-    before = slot;
-    int const h = static_cast<int>((static_cast<unsigned long long>(slot) * 0x9E3779B97F4A7C15ull) >> 58);
-    if (counts[h] == 0) slots[h] = slot;
-    if (slots[h] != slot) {
-      --counts[h];
-    } else if (++counts[h] > most) {
-      most = counts[h];
-      top = slot;
-    }
-  }
-  slice_sample r;
-  r.eighths = inside > 0 ? (most > repeats ? most : repeats) * 8 / inside : 0;
-  r.one = inside > 0 && alike ? first : -1;
-  r.top = top;
-  r.top_eighths = inside > 0 ? most * 8 / inside : 0;
-  return r;
-}
-
-/// How a slice fills its table: on `subtables` interleaved sub-tables, and, where `hot` >= 0, the items of
-/// entry `hot` folded in registers (four accumulators) and added once at the end; where `slotted_hot` >= 0,
-/// that entry's items dealt over the table's hot slots (no branch on the key: a select), added at the end.
 struct slice_fill {
+  fill_kind kind = fill_kind::table;
   int subtables = 1;
   index_t hot = -1;
-  index_t slotted_hot = -1;  ///< an entry whose items go to hot_slots slots after the table (item begin + j to j % 8)
 };
 
 /// A slice whose sampled items all share one entry folds that entry in registers (a chain through
-/// memory on one address is what would bound it otherwise). Else the plan's sub-tables always where all
-/// of them fit in four_subtables_bytes (one small table's speed varies between processes, four's does
-/// not); beyond, where one entry takes a quarter of the sampled items, that entry dealt over the hot
-/// slots (one table: 4,096 entries with half the keys on one 1.6-1.9x faster on 2 cores than two
-/// sub-tables), and two sub-tables where runs do: elsewhere two sub-tables only take L1 from the keys.
+/// memory on one address is what would bound it otherwise), and one whose sampled groups of 8 are often
+/// of one entry folds each such group first (runs of 32 equal keys: 1.4-2.5x faster on 2 cores than four
+/// sub-tables or one table). Else the plan's sub-tables always where all of them fit in
+/// four_subtables_bytes (one small table's speed varies between processes, four's does not); beyond,
+/// where one entry takes a quarter of the sampled items, that entry dealt over the hot slots (one table:
+/// 4,096 entries with half the keys on one 1.6-1.9x faster on 2 cores than two sub-tables), and two
+/// sub-tables where runs do: elsewhere two sub-tables only take L1 from the keys.
 template <class T, class K, class KeyMap>
 CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
   slice_sample const sample = sample_slice(keys, begin, end, bins, key_map);
   slice_fill f;
-  if (sample.one >= 0) f.hot = sample.one;
+  if (sample.one >= 0) f.kind = fill_kind::hot_registers, f.hot = sample.one;
+  else if (sample.long_runs) f.kind = fill_kind::runs;
   else if (plan.small) f.subtables = plan.subtables;
-  else if (sample.top_eighths >= 2) f.slotted_hot = sample.top;
+  else if (sample.top_eighths >= 2) f.kind = fill_kind::hot_slots, f.hot = sample.top;
   else if (plan.subtables > 1 && sample.eighths >= 2) f.subtables = plan.subtables;
   return f;
 }
 
-/// Where thread_table_fill_program puts one hot entry's items: in the table as any other, in registers,
-/// or over the hot slots.
-enum class hot_fill { none, registers, slots };
+template <fill_kind F>
+using fill_constant = std::integral_constant<fill_kind, F>;
 
 /// One block's share of the items into its private table: cleared to the op's identity, filled as
 /// plan_slice says (item i into sub-table i % s), the sub-tables folded into the first.
@@ -212,22 +141,23 @@ struct thread_table_fill_program {
     slice_fill const f = plan_slice<T>(plan, keys, begin, end, size, key_map);
     int const subtables = f.subtables;
     for (index_t k = 0; k < subtables * stride; ++k) mine[k] = Op::template identity<T>();
-    if (f.hot >= 0 && plan.spread) fill<1, true, hot_fill::registers>(mine, begin, end, f.hot);
-    else if (f.hot >= 0) fill<1, false, hot_fill::registers>(mine, begin, end, f.hot);
-    else if (f.slotted_hot >= 0 && plan.spread) fill<1, true, hot_fill::slots>(mine, begin, end, f.slotted_hot);
-    else if (f.slotted_hot >= 0) fill<1, false, hot_fill::slots>(mine, begin, end, f.slotted_hot);
+    auto const one_table = [&](auto kind) {
+      if (plan.spread) fill<1, true, decltype(kind)::value>(mine, begin, end, f.hot);
+      else fill<1, false, decltype(kind)::value>(mine, begin, end, f.hot);
+    };
+    if (f.kind == fill_kind::hot_registers) one_table(fill_constant<fill_kind::hot_registers>{});
+    else if (f.kind == fill_kind::hot_slots) one_table(fill_constant<fill_kind::hot_slots>{});
+    else if (f.kind == fill_kind::runs) one_table(fill_constant<fill_kind::runs>{});
     else if (subtables == 4) fill<4, false>(mine, begin, end);
     else if (subtables == 2) fill<2, false>(mine, begin, end);
-    else if (plan.spread) fill<1, true>(mine, begin, end);
-    else fill<1, false>(mine, begin, end);
+    else one_table(fill_constant<fill_kind::table>{});
     for (int s = 1; s < subtables; ++s)  // (sub-tables are never spread)
       for (index_t k = 0; k < size; ++k) mine[k] = op(mine[k], mine[s * stride + k]);
   }
 
-  /// Items [begin, end) into the S sub-tables at t, item begin + j into sub-table j % S; the items of entry
-  /// `hot` (Hot: registers) into four accumulators (item begin + j into j % 4), or (Hot: slots) into the
-  /// hot slots (j % 8), added to t once at the end.
-  template <int S, bool Spread, hot_fill Hot = hot_fill::none>
+  /// Items [begin, end) into the S sub-tables at t as `Kind` says (fill_kind; item begin + j into sub-table
+  /// j % S, accumulator j % 4 or hot slot j % 8).
+  template <int S, bool Spread, fill_kind Kind = fill_kind::table>
   CALM_HD void fill(T* __restrict__ t, index_t begin, index_t end, index_t hot = -1) const {
     // the members as locals: a store into the table would otherwise make each item re-read them
     K const* __restrict__ const k = keys;
@@ -239,23 +169,45 @@ struct thread_table_fill_program {
     T acc[4] = {Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>(), Op::template identity<T>()};
     auto const add = [&](T* __restrict__ sub, index_t i, int q) {
       index_t const slot = map(k[i]);
-      if (Hot == hot_fill::registers && slot == hot) {
+      if (Kind == fill_kind::hot_registers && slot == hot) {
         acc[q] = o(acc[q], static_cast<T>(value_at(v, i)));
       } else if (slot >= 0 && slot < size) {
         index_t at = thread_tables_plan::place<Spread>(slot);
-        if (Hot == hot_fill::slots) at = slot == hot ? base + q : at;
+        if (Kind == fill_kind::hot_slots) at = slot == hot ? base + q : at;
         sub[at] = o(sub[at], static_cast<T>(value_at(v, i)));
       }
     };
-    constexpr int U = Hot == hot_fill::registers ? 4 : Hot == hot_fill::slots ? hot_slots : S;
     index_t i = begin;
-    for (; i + U <= end; i += U)
-      for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, u);
+    if constexpr (Kind == fill_kind::runs) {
+      constexpr int G = thread_fold_group;
+      auto const put = [&](index_t slot, T value) {  // slot: -1 outside the table
+        if (slot < 0) return;
+        index_t const at = thread_tables_plan::place<Spread>(slot);
+        t[at] = o(t[at], value);
+      };
+      for (; i + G <= end; i += G) {
+        index_t slot[G];
+        T value[G];
+        for (int j = 0; j < G; ++j) {
+          index_t const s = map(k[i + j]);
+          slot[j] = s < size ? s : -1;
+          value[j] = static_cast<T>(value_at(v, i + j));
+        }
+        if (one_key<G>(slot)) put(slot[0], fold_tree<G>(o, value));
+        else
+          for (int j = 0; j < G; ++j) put(slot[j], value[j]);
+      }
+    } else {
+      // unrolled twice over the accumulators or sub-tables (a loop of one round ran 1.1-1.3x longer on 2 cores)
+      constexpr int U = Kind == fill_kind::hot_registers ? 8 : Kind == fill_kind::hot_slots ? hot_slots : 2 * S;
+      for (; i + U <= end; i += U)
+        for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, Kind == fill_kind::hot_slots ? u : u % 4);
+    }
     for (; i < end; ++i) add(t, i, 0);
-    if (Hot != hot_fill::none) {
+    if (Kind == fill_kind::hot_registers || Kind == fill_kind::hot_slots) {
       index_t const at = thread_tables_plan::place<Spread>(hot);
       T total = o(o(acc[0], acc[1]), o(acc[2], acc[3]));
-      if (Hot == hot_fill::slots)
+      if (Kind == fill_kind::hot_slots)
         for (int q = 0; q < hot_slots; ++q) total = o(total, t[base + q]);
       t[at] = o(t[at], total);
     }

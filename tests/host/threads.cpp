@@ -71,7 +71,7 @@ TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[
   omp_set_num_threads(4);
   // the first third on one key (a slice that samples only it folds it in registers, the other keys of
   // its slice into its table), the second half on it (four sub-tables within 16 KiB, else the key dealt
-  // over the hot slots after the table), the last uniform (one table); some keys outside
+  // over the hot slots after the table), the last uniform (one table); some keys outside. Then runs.
   std::uint32_t const bins = GENERATE(300u, 4099u, 20000u, 70001u);
   std::vector<std::uint32_t> keys(200003);
   std::mt19937_64 g(31 + bins);
@@ -83,6 +83,11 @@ TEST_CASE("threads: thread_private's slices, each filled as its sample says", "[
   CAPTURE(bins);
   check_histogram(calm::strategy::thread_private, keys, bins);
   check_float_sums(keys, bins);
+  // runs of 13 equal keys (groups of 8 of one key folded as one), one run in 7 outside the table
+  std::vector<std::uint32_t> runs(keys.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<std::uint32_t>((i / 13) * 2654435761u % (bins + bins / 6 + 1));
+  check_histogram(calm::strategy::thread_private, runs, bins);
+  check_float_sums(runs, bins);
   omp_set_num_threads(before);
 }
 
