@@ -89,7 +89,7 @@ struct chosen_program {
   }
 
  private:
-  /// Whether this launch runs, after the waits that keeps the order above.
+  /// Whether this launch runs, after the waits that keep the order above.
   template <class Block>
   CALM_HD bool chosen(Block const& blk) const {
     if (decided == nullptr) {  // chosen on the host (launch_chosen): as the program's own launch
