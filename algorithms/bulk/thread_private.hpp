@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 
 #include "../../core/exec.hpp"
@@ -26,7 +25,6 @@ constexpr int hot_slots = 8;
 /// entries, hot_slots more: hot_base). In a `spread` table entry k lies at k + k / 64, so that keys a
 /// power of two apart (a column of a row-major matrix) do not all fall into one set of the cache: single
 /// tables beyond spread_entries whose keys crowd the cache's sets (keys_crowd_sets).
-
 struct thread_tables_plan {
   index_t blocks = 1;
   int subtables = 1;
@@ -98,13 +96,13 @@ struct slice_fill {
 
 /// A slice whose sampled items all share one entry folds that entry in registers (a chain through
 /// memory on one address is what would bound it otherwise), and one whose sampled groups of 8 are often
-/// of one entry folds each such group first (runs of 32 equal keys: 1.4-2.5x faster on 2 cores than four
-/// sub-tables or one table). Else the plan's sub-tables always where all of them fit in
+/// of one entry folds each such group first (runs of 32 equal keys on 2 cores: 1.0-1.2x faster than four
+/// sub-tables into 16-256 entries, 2.2-2.4x than one table into 4,096-2^18). Else the plan's sub-tables always where all of them fit in
 /// four_subtables_bytes (one small table's speed varies between processes, four's does not); beyond,
 /// where one entry takes a quarter of the sampled items, that entry dealt over the hot slots (one table:
 /// 4,096 entries with half the keys on one 1.6-1.9x faster on 2 cores than two sub-tables), and two
 /// sub-tables where runs do: elsewhere two sub-tables only take L1 from the keys.
-template <class T, class K, class KeyMap>
+template <class K, class KeyMap>
 CALM_HD slice_fill plan_slice(thread_tables_plan const& plan, K const* keys, index_t begin, index_t end, index_t bins, KeyMap const& key_map) {
   slice_sample const sample = sample_slice(keys, begin, end, bins, key_map);
   slice_fill f;
@@ -138,7 +136,7 @@ struct thread_table_fill_program {
     slice_range(n, plan.blocks, b, begin, end);
     index_t const stride = plan.stride, size = bins;
     T* const mine = tables + b * plan.subtables * stride;
-    slice_fill const f = plan_slice<T>(plan, keys, begin, end, size, key_map);
+    slice_fill const f = plan_slice(plan, keys, begin, end, size, key_map);
     int const subtables = f.subtables;
     for (index_t k = 0; k < subtables * stride; ++k) mine[k] = Op::template identity<T>();
     auto const one_table = [&](auto kind) {

@@ -77,7 +77,7 @@ bool keys_crowd_sets(K const* keys, index_t n, index_t bins, KeyMap const& key_m
   int per_set[64] = {};
   std::uint64_t lines[16] = {};  // a 1,024-bit filter of the lines met
   int inside = 0;
-  for (index_t start : {index_t(0), n / 2})
+  for (index_t start : {index_t(0), std::max<index_t>(256, n / 2)})  // two windows that do not overlap
     for (index_t i = start; i < std::min(n, start + 256); ++i) {
       index_t const slot = key_map(keys[i]);
       if (slot < 0 || slot >= bins) continue;
