@@ -166,7 +166,10 @@ exchange_report scatter_partitioned(ncclComm_t comm, Op op, K const* keys, Value
   exchange_report report;
   report.keys = n;
   index_t const per = owner.per();
-  if (per == 0) return report;
+  if (per == 0) {
+    detail::count_all_outside(keys, values, n, part, opt, ex);
+    return report;
+  }
   using calm::detail::workspace;
   if (static_cast<double>(bins) * sizeof(T) <= static_cast<double>(most) * (sizeof(std::int64_t) + sizeof(T))) {  // the same on every rank
     report.dense = true;

@@ -153,6 +153,15 @@ void require_agreement(ncclComm_t comm, char const* who, std::int64_t const (&fi
     });
 }
 
+/// A table of no entries: every key of this rank is outside it, counted into opt.skipped where given.
+template <class K, class Values, class T, class Exec>
+void count_all_outside(K const* keys, Values values, index_t n, T* table, scatter_options const& opt, Exec const& ex) {
+  if (opt.skipped == nullptr || n == 0) return;
+  scatter_options counted;
+  counted.skipped = opt.skipped;
+  scatter(plus{}, keys, values, n, table, 0, counted, ex);
+}
+
 /// Why this rank's arguments are rejected (empty: they are not).
 template <class Check>
 std::string verdict(Check&& check) {
@@ -191,7 +200,7 @@ void scatter_replicated(ncclComm_t comm, Op op, K const* keys, Values values, in
     require(root == all_ranks || (root >= 0 && root < ranks), errc::invalid_argument, [&] { return std::string(who) + ": no rank " + std::to_string(root); });
   });
   detail::require_agreement(comm, who, fields, why, ex);
-  if (bins == 0) return;
+  if (bins == 0) return detail::count_all_outside(keys, values, n, table, opt, ex);
   calm::detail::workspace<Exec> ws(ex, static_cast<std::size_t>(bins) * sizeof(T));
   T* const part = ws.template at<T>(0);
   scatter_options local = opt;
@@ -222,7 +231,7 @@ void scatter_split(ncclComm_t comm, Op op, K const* keys, Values values, index_t
   });
   detail::require_agreement(comm, who, fields, why, ex);
   index_t const per = split.per();
-  if (per == 0) return;
+  if (per == 0) return detail::count_all_outside(keys, values, n, local, opt, ex);
   std::size_t const whole = static_cast<std::size_t>(per) * static_cast<std::size_t>(ranks);
   calm::detail::workspace<Exec> ws(ex, (whole + static_cast<std::size_t>(per)) * sizeof(T));
   T* const part = ws.template at<T>(0);

@@ -139,6 +139,13 @@ TEST_CASE("nccl: a histogram to a root, and errors before anything is exchanged"
   REQUIRE_THROWS_AS(calm::nccl::scatter_replicated(r.comm, calm::plus{}, k.p, calm::constant(1u), -1, hist.p, 4), calm::error);
   REQUIRE_THROWS_AS(calm::nccl::scatter_split(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, static_cast<std::uint32_t*>(nullptr), 4), calm::error);
   REQUIRE_THROWS_AS(calm::nccl::scatter_partitioned(r.comm, calm::plus{}, k.p, calm::constant(1u), -1, hist.p, 4), calm::error);
+  device_array<std::uint64_t> skipped(std::vector<std::uint64_t>{0});
+  calm::scatter_options counted;
+  counted.skipped = skipped.p;
+  calm::nccl::scatter_replicated(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, static_cast<std::uint32_t*>(nullptr), 0, counted);
+  calm::nccl::scatter_split(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, static_cast<std::uint32_t*>(nullptr), 0, counted);
+  calm::nccl::scatter_partitioned(r.comm, calm::plus{}, k.p, calm::constant(1u), 5, static_cast<std::uint32_t*>(nullptr), 0, counted);
+  CHECK(skipped.download()[0] == 15);  // a table of no entries: every key outside it, on each call
   calm::index_t const order[5] = {0, 1, 2, 3, 4};
   calm::scatter_options ordered;
   ordered.order = order;
