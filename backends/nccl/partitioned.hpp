@@ -211,12 +211,13 @@ exchange_report scatter_partitioned(ncclComm_t comm, Op op, K const* keys, Value
   index_t const sending = out_offset[r], receiving = in_offset[r];
   CALM_CUDA_CHECK(cudaMemcpyAsync(offset, out_offset.data(), r * sizeof(index_t), cudaMemcpyHostToDevice, ex.stream));
   ex.fill(cursor, 0, r * sizeof(std::uint64_t));
-  std::size_t const out_bytes = static_cast<std::size_t>(sending) * (sizeof(std::int64_t) + sizeof(T));
-  workspace<Exec> pairs(ex, out_bytes + static_cast<std::size_t>(receiving) * (sizeof(std::int64_t) + sizeof(T)));
+  // the indices first, then the values: each array aligned for its type whatever the counts
+  std::size_t const pairs_n = static_cast<std::size_t>(sending) + static_cast<std::size_t>(receiving);
+  workspace<Exec> pairs(ex, pairs_n * (sizeof(std::int64_t) + sizeof(T)));
   auto* const out_index = pairs.template at<std::int64_t>(0);
-  T* const out_value = pairs.template at<T>(static_cast<std::size_t>(sending) * sizeof(std::int64_t));
-  auto* const in_index = pairs.template at<std::int64_t>(out_bytes);
-  T* const in_value = pairs.template at<T>(out_bytes + static_cast<std::size_t>(receiving) * sizeof(std::int64_t));
+  auto* const in_index = out_index + sending;
+  T* const out_value = pairs.template at<T>(pairs_n * sizeof(std::int64_t));
+  T* const in_value = out_value + sending;
   if (n > 0) {
     auto const vals = calm::detail::as_value_source<T>(values);
     using program = detail::bucket_program<K, std::decay_t<decltype(vals)>, T, Owner>;

@@ -175,8 +175,10 @@ TEST_CASE("plans: repeated runs launch one recorded graph; free calls record non
   using namespace calm_test;
   index_t const n = 100003, bins = 70001;  // a table larger than a block: the hopper tree samples
   auto g = rng(7401);
-  buffer<std::uint32_t> dk(table_keys<std::uint32_t>(static_cast<std::size_t>(n), keys_kind::uniform_many, bins, g, true));
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), keys_kind::uniform_many, bins, g, true);
+  buffer<std::uint32_t> dk(keys);
   buffer<std::uint32_t> hist(static_cast<std::size_t>(bins));
+  hist.fill_bytes(0);
   std::uint64_t const before = calm::cuda::recorded_graph_launches();
   for (int i = 0; i < 4; ++i) calm::histogram(dk.data(), n, hist.data(), bins, {}, exec{});
   synchronize();
@@ -185,5 +187,9 @@ TEST_CASE("plans: repeated runs launch one recorded graph; free calls record non
   for (int i = 0; i < 4; ++i) CHECK(plan.run_async(dk.data(), n, hist.data(), bins) == calm::strategy::automatic);
   synchronize();
   CHECK(calm::cuda::recorded_graph_launches() - before == 3u);  // recorded at the second run, launched from then on
+  std::vector<std::uint32_t> want(static_cast<std::size_t>(bins), 0);
+  for (auto k : keys)
+    if (k < static_cast<std::uint32_t>(bins)) want[k] += 8;
+  require_equal(hist.download(), want, "histograms of free calls and of a plan's recorded graph");
 }
 #endif
