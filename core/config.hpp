@@ -37,6 +37,16 @@
 #define CALM_UNROLL
 #endif
 
+// A loop of a small fixed trip count that every compiler must unroll, a host compiler at -O2 too (g++ -O2
+// left thread_private's fill loop of 8 rounds rolled: 1.9x slower than unrolled).
+#if CALM_DEVICE_PASS || defined(__clang__)
+#define CALM_UNROLL_ALWAYS _Pragma("unroll")
+#elif defined(__GNUC__)
+#define CALM_UNROLL_ALWAYS _Pragma("GCC unroll 16")
+#else
+#define CALM_UNROLL_ALWAYS
+#endif
+
 // A loop over the lanes of a host warp that the compiler should vectorize.
 #if defined(_OPENMP)
 #define CALM_SIMD _Pragma("omp simd")

@@ -161,7 +161,7 @@ struct thread_run_merge_program {
         T a[4] = {id, id, id, id};
         index_t j = i;
         for (; j + 4 <= stop; j += 4)
-          for (int q = 0; q < 4; ++q) a[q] = o(a[q], static_cast<T>(src.run_value(j + q)));
+          CALM_UNROLL_ALWAYS for (int q = 0; q < 4; ++q) a[q] = o(a[q], static_cast<T>(src.run_value(j + q)));
         for (; j < stop; ++j) a[0] = o(a[0], static_cast<T>(src.run_value(j)));
         T const acc = o(o(a[0], a[1]), o(a[2], a[3]));
         T* const at = out + src.run_key(i);
@@ -213,7 +213,7 @@ struct thread_items_fill_program {
         }
       }
       for (; i + 4 <= end; i += 4)
-        for (int j = 0; j < 4; ++j) {
+        CALM_UNROLL_ALWAYS for (int j = 0; j < 4; ++j) {
           auto const item = src.item(w, i + j);
           fold(item.key, static_cast<T>(item.value));
         }

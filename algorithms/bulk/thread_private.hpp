@@ -186,20 +186,20 @@ struct thread_table_fill_program {
       for (; i + G <= end; i += G) {
         index_t slot[G];
         T value[G];
-        for (int j = 0; j < G; ++j) {
+        CALM_UNROLL_ALWAYS for (int j = 0; j < G; ++j) {
           index_t const s = map(k[i + j]);
           slot[j] = s < size ? s : -1;
           value[j] = static_cast<T>(value_at(v, i + j));
         }
         if (one_key<G>(slot)) put(slot[0], fold_tree<G>(o, value));
         else
-          for (int j = 0; j < G; ++j) put(slot[j], value[j]);
+          CALM_UNROLL_ALWAYS for (int j = 0; j < G; ++j) put(slot[j], value[j]);
       }
     } else {
       // unrolled twice over the accumulators or sub-tables (a loop of one round ran 1.1-1.3x longer on 2 cores)
       constexpr int U = Kind == fill_kind::hot_registers ? 8 : Kind == fill_kind::hot_slots ? hot_slots : 2 * S;
       for (; i + U <= end; i += U)
-        for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, Kind == fill_kind::hot_slots ? u : u % 4);
+        CALM_UNROLL_ALWAYS for (int u = 0; u < U; ++u) add(t + (u % S) * stride, i + u, Kind == fill_kind::hot_slots ? u : u % 4);
     }
     for (; i < end; ++i) add(t, i, 0);
     if (Kind == fill_kind::hot_registers || Kind == fill_kind::hot_slots) {

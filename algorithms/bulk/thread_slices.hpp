@@ -27,9 +27,9 @@ constexpr int thread_fold_group = 8;
 template <int G, class Op, class T>
 CALM_HD T fold_tree(Op const& op, T const* values) {
   T v[G];
-  for (int j = 0; j < G; ++j) v[j] = values[j];
-  for (int width = G / 2; width >= 1; width /= 2)
-    for (int j = 0; j < width; ++j) v[j] = op(v[j], v[j + width]);
+  CALM_UNROLL_ALWAYS for (int j = 0; j < G; ++j) v[j] = values[j];
+  CALM_UNROLL_ALWAYS for (int width = G / 2; width >= 1; width /= 2)
+    CALM_UNROLL_ALWAYS for (int j = 0; j < width; ++j) v[j] = op(v[j], v[j + width]);
   return v[0];
 }
 
@@ -37,7 +37,7 @@ CALM_HD T fold_tree(Op const& op, T const* values) {
 template <int G>
 CALM_HD bool one_key(index_t const* key) {
   bool same = key[0] >= 0;
-  for (int j = 1; j < G; ++j) same &= key[j] == key[0];
+  CALM_UNROLL_ALWAYS for (int j = 1; j < G; ++j) same &= key[j] == key[0];
   return same;
 }
 
@@ -47,7 +47,7 @@ constexpr index_t thread_run_sample = 1024;
 /// Items [i, i + G) of src: their keys into key, their values into value (all loads before any fold).
 template <int G, class Source, class Warp, class T>
 CALM_HD void load_group(Source const& src, Warp const& w, index_t i, index_t* key, T* value) {
-  for (int j = 0; j < G; ++j) {
+  CALM_UNROLL_ALWAYS for (int j = 0; j < G; ++j) {
     auto const item = src.item(w, i + j);
     key[j] = item.key;
     value[j] = static_cast<T>(item.value);
@@ -60,7 +60,7 @@ CALM_HD void fold_group(Op const& op, index_t const* key, T const* value, bool w
   if (whole && one_key<G>(key)) {
     fold(key[0], fold_tree<G>(op, value));
   } else {
-    for (int j = 0; j < G; ++j) fold(key[j], value[j]);
+    CALM_UNROLL_ALWAYS for (int j = 0; j < G; ++j) fold(key[j], value[j]);
   }
 }
 

@@ -217,8 +217,8 @@ struct kmeans_thread_fill_program {
       T* __restrict__ const row = s + a * D;
       T const* __restrict__ const p = pts + i * D;
       T sum[D];
-      for (int j = 0; j < D; ++j) sum[j] = row[j] + p[j];
-      for (int j = 0; j < D; ++j) row[j] = sum[j];
+      CALM_UNROLL_ALWAYS for (int j = 0; j < D; ++j) sum[j] = row[j] + p[j];
+      CALM_UNROLL_ALWAYS for (int j = 0; j < D; ++j) row[j] = sum[j];
     }
   }
 

@@ -54,7 +54,7 @@ struct compacted_source {
   template <class Warp, class P, class K, class X>
   CALM_HD void chunk_items(Warp const& w, P const& c, K* key, X* value) const {
     auto const vc = load_chunk<4>(w, values, c);
-    for (int j = 0; j < 4; ++j) {
+    CALM_UNROLL_ALWAYS for (int j = 0; j < 4; ++j) {
       key[j] = slice(map([j](index_t cc) { return cc * 4 + j; }, c));
       value[j] = component(vc, j);
     }
