@@ -11,6 +11,7 @@
 #include "../../core/exec.hpp"
 #include "../bulk/scatter.hpp"
 #include "../bulk/workspace.hpp"
+#include "run_merge.hpp"  // uniform_value
 
 namespace calm {
 namespace detail {
@@ -75,7 +76,14 @@ struct compact_counts_program {
   }
 };
 
-/// Compaction pass 2: offsets[0, g) to exclusive sums in place, the total to *total; one block.
+/// Compaction pass 2: offsets[0, g) to exclusive sums in place, the total to *total; one block of at most
+/// exclusive_scan_threads<Warp> threads (its first warp scans the warps' sums), block-local memory
+/// exclusive_scan_bytes.
+template <class Warp>
+constexpr int exclusive_scan_threads = Warp::size * Warp::size < 1024 ? Warp::size * Warp::size : 1024;
+template <class Warp>
+constexpr std::size_t exclusive_scan_bytes = 2 * (exclusive_scan_threads<Warp> / Warp::size + 1) * sizeof(index_t);
+
 struct exclusive_scan_program {
   index_t* offsets;
   index_t g;
@@ -143,8 +151,7 @@ void launch_compact_counts(C const* table, index_t bins, KeyOf const& key_of, K*
   workspace<Exec> ws(ex, static_cast<std::size_t>(g) * sizeof(index_t));
   index_t* const offsets = ws.template at<index_t>(0);
   ex.for_each_block(blocks, threads, 0, compact_counts_program<true, K, C, KeyOf>{table, bins, offsets, unique, counts, key_of});
-  int const scan_threads = 1024;
-  ex.for_each_block(1, scan_threads, 2 * (scan_threads / W::size + 1) * sizeof(index_t), exclusive_scan_program{offsets, g, num_unique});
+  ex.for_each_block(1, exclusive_scan_threads<W>, exclusive_scan_bytes<W>, exclusive_scan_program{offsets, g, num_unique});
   ex.for_each_block(blocks, threads, 0, compact_counts_program<false, K, C, KeyOf>{table, bins, offsets, unique, counts, key_of});
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/bulk/partition_programs.hpp: the block programs of partitioned_scatter (partitioned.hpp): count
-// each block's items per range of the table, scan the counts, bucket the items by range, privatize each range.
+// each block's items per range of the table, bucket the items by range, privatize each range (the counts
+// are scanned between by compact_counts.hpp's exclusive_scan_program).
 #pragma once
 
 #include <cstdint>
@@ -93,38 +94,6 @@ struct partition_count_program {
         auto const at = map([b, blocks](index_t x) { return x * blocks + b; }, r);
         store(l, out, at, map([](std::uint32_t x) { return static_cast<index_t>(x); }, load(l, c, r)));
       });
-    });
-  }
-};
-
-/// Pass 2, one block of one warp: counts[0, m) replaced by their exclusive prefix sums, counts[m] by
-/// their total.
-struct partition_scan_program {
-  index_t* counts;
-  index_t m;
-
-  template <class Block>
-  CALM_HD void operator()(Block const& blk) const {
-    index_t* const c = counts;
-    index_t const total = m;
-    blk.for_each_warp([&](auto const& w, auto) {
-      constexpr int W = std::decay_t<decltype(w)>::size;
-      auto const lane = lane_id(w);
-      index_t carry = 0;
-      for (index_t base = 0; base < total; base += W) {
-        auto const i = map([base](int x) { return base + static_cast<index_t>(x); }, lane);
-        auto const has = map([total](index_t x) { return x < total; }, i);
-        auto const v = select(has, load(w, c, select(has, i, index_t(0))), index_t(0));
-        auto incl = v;
-        for (int d = 1; d < W; d *= 2) {
-          auto const up = shuffle_up(w, incl, d);
-          incl = map([d](index_t x, index_t u, int ln) { return ln >= d ? x + u : x; }, incl, up, lane);
-        }
-        when(w, has, [&](auto const& l) { store(l, c, i, map([carry](index_t a, index_t x) { return carry + a - x; }, incl, v)); });
-        carry += uniform_value(shuffle(w, incl, W - 1));
-      }
-      auto const first = map([](int x) { return x == 0; }, lane);
-      when(w, first, [&](auto const& l) { store(l, c, map([total](int) { return total; }, lane), map([carry](int) { return carry; }, lane)); });
     });
   }
 };

@@ -9,6 +9,7 @@
 
 #include "../../core/error.hpp"
 #include "../../core/exec.hpp"
+#include "../block/compact_counts.hpp"
 #include "arguments.hpp"
 #include "partition_programs.hpp"
 #include "privatize.hpp"
@@ -89,7 +90,9 @@ void launch_partitioned(Op op, K const* keys, VS const& vals, index_t n, T* tabl
   partition_shape const shape{n, bins, plan.shift, plan.ranges, plan.bucket_blocks, plan.range_entries};
   std::size_t const counters = static_cast<std::size_t>(plan.ranges) * (sizeof(index_t) + sizeof(std::uint32_t));
   ex.for_each_block(plan.bucket_blocks, plan.threads, counters, partition_count_program<K, KeyMap>{keys, key_map, shape, counts});
-  ex.for_each_block(1, Exec::warp_type::size, 0, partition_scan_program{counts, plan.ranges * plan.bucket_blocks});
+  index_t const m = plan.ranges * plan.bucket_blocks;  // the counts to exclusive sums, their total to counts[m]: one block
+  using W = typename Exec::warp_type;
+  ex.for_each_block(1, exclusive_scan_threads<W>, exclusive_scan_bytes<W>, exclusive_scan_program{counts, m, counts + m});
   ex.for_each_block(plan.bucket_blocks, plan.threads, counters,
                     partition_bucket_program<K, VS, T, KeyMap>{keys, vals, key_map, shape, counts, slots, bucket_values});
   private_layout layout;
