@@ -18,6 +18,7 @@
 #include "../../core/exec.hpp"
 #include "../../core/launch.hpp"
 #include "warp.hpp"
+#include "workspace_cache.hpp"
 
 namespace calm {
 namespace openmp {
@@ -165,9 +166,10 @@ struct exec {
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
   }
-  /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory.
-  void* allocate(std::size_t bytes) const { return detail::aligned_buffer(bytes, "a bulk call's workspace").release(); }
-  void release(void* p) const noexcept { std::free(p); }
+  /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory, the largest buffer released
+  /// kept for the next call (workspace_cache.hpp). Its contents are whatever the last call left.
+  void* allocate(std::size_t bytes) const { return detail::host_workspaces().take(bytes); }
+  void release(void* p) const noexcept { detail::host_workspaces().give_back(p); }
   void fill(void* p, int byte, std::size_t bytes) const {
     if (bytes) std::memset(p, byte, bytes);
   }

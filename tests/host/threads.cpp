@@ -2,7 +2,8 @@
 // Host tests built with ThreadSanitizer (CALM_TSAN: clang and LLVM's libomp, whose Archer tool tells TSan
 // about OpenMP's own synchronization): the bulk strategies on several OpenMP threads (thread_private's
 // tables and their merge, the block programs' atomics), the CPU forms of the workloads and of scatter_rows
-// (slices with plain and atomic writes side by side), and host threads calling calm at once.
+// (slices with plain and atomic writes side by side), host threads calling calm at once, and the host's
+// kept workspace.
 #include <calm/calm.hpp>
 
 #include <catch2/catch.hpp>
@@ -133,6 +134,45 @@ TEST_CASE("threads: two host threads calling calm at once", "[threads]") {
   CHECK(a == want);
   CHECK(b == want);
   CHECK(c == want);
+}
+
+TEST_CASE("threads: the host's kept workspace goes to one caller at a time, and only for a request of half its size or more", "[threads]") {
+  calm::openmp::detail::workspace_cache cache;
+  void* const big = cache.take(std::size_t(1) << 20);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(big) % 64 == 0);
+  cache.give_back(big);
+  void* const small = cache.take(100);  // far below half: a buffer of its own
+  CHECK(small != big);
+  void* const larger = cache.take((std::size_t(1) << 20) + 1);  // larger than the kept one
+  CHECK(larger != big);
+  cache.give_back(larger);  // kept in place of big, which is freed
+  void* const again = cache.take(std::size_t(1) << 20);
+  CHECK(again == larger);
+  cache.give_back(again);
+  void* const big2 = cache.take(std::size_t(1) << 20);
+  cache.give_back(big2);
+  void* const half = cache.take(600000);  // above half of the kept 2^20 + 64 bytes
+  CHECK(half == larger);
+  cache.give_back(half);
+  cache.give_back(small);  // the smaller one is freed, the larger stays
+  void* const most = cache.take(std::size_t(3) << 18);
+  CHECK(most == larger);
+  cache.give_back(most);
+  // host threads taking and giving back at once: each buffer is its caller's alone while it holds it
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&cache, &failures, t] {
+      for (int round = 0; round < 200; ++round) {
+        std::size_t const bytes = (std::size_t(1) << 16) + static_cast<std::size_t>(round % 7) * 4096;
+        auto* const p = static_cast<unsigned char*>(cache.take(bytes));
+        std::fill(p, p + bytes, static_cast<unsigned char>(t + 1));
+        failures[static_cast<std::size_t>(t)] += std::count_if(p, p + bytes, [t](unsigned char x) { return x != t + 1; }) != 0 ? 1 : 0;
+        cache.give_back(p);
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(failures == std::vector<int>(4, 0));
 }
 
 TEST_CASE("threads: the workloads' and scatter_rows' CPU forms on four OpenMP threads", "[threads]") {
