@@ -13,6 +13,7 @@
 #include "../block/private_table.hpp"
 #include "../block/run_merge.hpp"
 #include "../warp/group_reduce.hpp"
+#include "../warp/update.hpp"
 #include "key_map.hpp"
 #include "thread_slices.hpp"
 
@@ -61,7 +62,8 @@ CALM_HD auto partition_key(Warp const& w, K const* keys, KeyMap const& key_map, 
 }
 
 /// Pass 1: block b counts its slice's items per range in block-local counters (ranges x 4 bytes of
-/// scratch) and writes them to counts[r * blocks + b].
+/// scratch) and writes them to counts[r * blocks + b]. A warp's items of one range add once (peer_reduce
+/// over the range): with a few ranges a block's lanes would otherwise queue on a few counters.
 template <class K, class KeyMap>
 struct partition_count_program {
   K const* keys;
@@ -83,8 +85,8 @@ struct partition_count_program {
       bool any = false;
       auto const ki = partition_key(w, keys, key_map, s.bins, has, i, any);
       if (!any) return;
-      auto const range = map([shift](index_t k) { return k >> shift; }, ki.entry);
-      when(w, ki.in, [&](auto const& l) { atomic_update(l, plus{}, scope::block_local{}, c + range, std::uint32_t(1)); });
+      auto const range = map([shift](index_t k) { return static_cast<std::uint32_t>(k >> shift); }, ki.entry);
+      when(w, ki.in, [&](auto const& l) { update_keyed(l, plus{}, scope::block_local{}, c + range, range, constant(std::uint32_t(1)), peer_reduce{}); });
     });
     blk.sync();
     index_t const b = blk.index(), blocks = s.blocks;
@@ -99,7 +101,8 @@ struct partition_count_program {
 };
 
 /// Pass 3: block b puts its slice's items where the scan says, range by range: each item's entry in
-/// its range (32 bits) into slots and, unless every item adds the same value, its value into values.
+/// its range (32 bits) into slots and, unless every item adds the same value, its value into values. A
+/// warp's items of one range take their places with one fetch (warp-aggregated, as pass 1 counts).
 /// Scratch: ranges x (8 + 4) bytes (each range's start, then a cursor).
 template <class K, class VS, class T, class KeyMap>
 struct partition_bucket_program {
@@ -134,7 +137,7 @@ struct partition_bucket_program {
       if (!any) return;
       auto const range = map([shift](index_t k) { return k >> shift; }, ki.entry);
       when(w, ki.in, [&](auto const& l) {
-        auto const offset = atomic_fetch_update(l, plus{}, scope::block_local{}, cursor + range, std::uint32_t(1));
+        auto const offset = fetch_update(l, plus{}, scope::block_local{}, cursor + range, constant(std::uint32_t(1)), peer_reduce{});
         auto const at = map([](index_t s0, std::uint32_t o) { return s0 + static_cast<index_t>(o); }, load(l, start, range), offset);
         store(l, slots, at, map([low](index_t k) { return static_cast<std::uint32_t>(k & low); }, ki.entry));
         if constexpr (!is_same_value<VS>::value) store(l, values, at, map([](auto x) { return static_cast<T>(x); }, load(l, vals, i)));
