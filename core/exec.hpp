@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 #include "config.hpp"
+#include "error.hpp"
 
 namespace calm {
 
@@ -37,7 +40,10 @@ namespace calm {
 //                                   f(i) for i < count (at most 16), each launching through e, then one
 //                                   wait: seconds[i] receives the device's time for f(i)'s work (a plan's
 //                                   measuring)
-//   e.allocate(bytes), e.release(p) device memory for a bulk call's workspace (stream-ordered on a GPU)
+//   e.allocate(bytes), e.release(p, bytes)
+//                                   device memory for a bulk call's workspace (stream-ordered on a GPU),
+//                                   from e.workspace (a workspace_resource) where it names one
+//   e.workspace                     the user's workspace_resource (below; empty: the backend's own memory)
 //   e.fill(p, byte, bytes)          memset, in order with the launches
 //   e.to_host(h, d, bytes)          copy device bytes to the host and wait for them
 //   E::has_launch_graphs            whether E records a plan's repeated calls as graphs (optional; CUDA): then
@@ -50,6 +56,40 @@ namespace calm {
 //   e.ends_as_one                   whether the launches made through e end as one (optional; CUDA,
 //                                   true in the e' a recorder gives launches): the stream's next
 //                                   work waits for all of them, not only for the last
+
+/// A user's memory for calm's workspaces (as CUB's temporary storage or a cuCollections allocator): a call or a
+/// plan takes each workspace with allocate(bytes, stream, context) and gives it back with release(p, bytes,
+/// stream, context), both in the order of `stream` (the exec's stream on a GPU, null on the host). allocate
+/// returns memory of at least `bytes` that the exec's device can use, aligned to workspace_alignment, or
+/// throws; release must not throw. Empty (allocate null): the backend's own memory, a stream-ordered pool on a
+/// GPU and the last workspace kept on the host. Set it on the exec: `ex.workspace = {my_alloc, my_free, &pool};`.
+struct workspace_resource {
+  void* (*allocate)(std::size_t bytes, void* stream, void* context) = nullptr;
+  void (*release)(void* p, std::size_t bytes, void* stream, void* context) = nullptr;
+  void* context = nullptr;
+  bool empty() const { return allocate == nullptr; }
+};
+
+/// The alignment a workspace_resource's memory must have (a cache line; GPU allocators give 256).
+constexpr std::size_t workspace_alignment = 64;
+
+namespace detail {
+[[noreturn]] inline void raise_workspace_error(char const* what, std::size_t bytes) {
+  raise_error(error(errc::backend_failure, std::string(what) + " (a workspace of " + std::to_string(bytes) + " bytes)"));
+}
+
+/// bytes (> 0) from r, checked: a null or misaligned pointer is given back and reported.
+inline void* allocate_from(workspace_resource const& r, std::size_t bytes, void* stream) {
+  if (r.release == nullptr) raise_workspace_error("a workspace_resource with allocate needs release as well", bytes);
+  void* const p = r.allocate(bytes, stream, r.context);
+  if (p == nullptr) raise_workspace_error("the workspace_resource returned no memory", bytes);
+  if (reinterpret_cast<std::uintptr_t>(p) % workspace_alignment != 0) {
+    r.release(p, bytes, stream, r.context);
+    raise_workspace_error("the workspace_resource returned memory not aligned to 64 bytes", bytes);
+  }
+  return p;
+}
+}  // namespace detail
 
 /// Kinds of device with a tree of their own for the automatic choice (algorithms/choice/choose.hpp).
 enum class device_family { host, nvidia_gpu, amd_gpu };

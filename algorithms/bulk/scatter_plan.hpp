@@ -67,7 +67,7 @@ class scatter_plan {
       : op_(o.op_), n_(o.n_), bins_(o.bins_), opt_(o.opt_), ex_(o.ex_), rec_(std::move(o.rec_)), chosen_(std::exchange(o.chosen_, nullptr)),
         mode_(o.mode_), measured_(o.measured_) {}
   scatter_plan& operator=(scatter_plan&&) = delete;
-  ~scatter_plan() { ex_.release(chosen_); }  // stream-ordered on a GPU
+  ~scatter_plan() { ex_.release(chosen_, sizeof(strategy)); }  // stream-ordered on a GPU
 
   /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n, as calm::scatter<S> (asynchronous on a
   /// GPU); n and bins must be the plan's. Returns the strategy launched, or strategy::automatic where

@@ -20,10 +20,10 @@ namespace detail {
 template <class Exec>
 class workspace {
  public:
-  workspace(Exec const& ex, std::size_t bytes) : ex_(ex), mem_(static_cast<unsigned char*>(ex.allocate(bytes))) {}
+  workspace(Exec const& ex, std::size_t bytes) : ex_(ex), bytes_(bytes), mem_(static_cast<unsigned char*>(ex.allocate(bytes))) {}
   workspace(workspace const&) = delete;
   workspace& operator=(workspace const&) = delete;
-  ~workspace() { ex_.release(mem_); }
+  ~workspace() { ex_.release(mem_, bytes_); }
   /// The bytes at `offset` as an array of T (offset a multiple of alignof(T)).
   template <class T>
   T* at(std::size_t offset) const {
@@ -32,6 +32,7 @@ class workspace {
 
  private:
   Exec ex_;
+  std::size_t bytes_;
   unsigned char* mem_;
 };
 

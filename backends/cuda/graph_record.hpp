@@ -136,8 +136,11 @@ class launch_recorder {
   template <class Exec, class Launches>
   void record(Exec const& ex, std::size_t bytes, Launches const& launches) {
     stream_ = ex.stream;
-    CALM_CUDA_CHECK(cudaMallocAsync(&workspace_, bytes ? bytes : 1, stream_));
-    CALM_CUDA_CHECK(cudaMemsetAsync(workspace_, 0, bytes ? bytes : 1, stream_));  // zero once: the graph leaves what must be zero so
+    resource_ = ex.workspace;
+    bytes_ = bytes ? bytes : 1;
+    if (resource_.empty()) CALM_CUDA_CHECK(cudaMallocAsync(&workspace_, bytes_, stream_));
+    else workspace_ = calm::detail::allocate_from(resource_, bytes_, static_cast<void*>(stream_));
+    CALM_CUDA_CHECK(cudaMemsetAsync(workspace_, 0, bytes_, stream_));  // zero once: the graph leaves what must be zero so
     detail::recording r;
     Exec e = ex;
     e.stream = r.stream();
@@ -147,18 +150,22 @@ class launch_recorder {
   }
   void drop() noexcept {
     if (exec_) (void)cudaGraphExecDestroy(exec_);  // a graph still running is freed when it ends
-    if (workspace_) (void)cudaFreeAsync(workspace_, stream_);  // after the work queued on its stream
+    if (workspace_ && resource_.empty()) (void)cudaFreeAsync(workspace_, stream_);  // after the work queued on its stream
+    else if (workspace_) resource_.release(workspace_, bytes_, static_cast<void*>(stream_), resource_.context);
     exec_ = nullptr, workspace_ = nullptr, stream_ = nullptr, failed_ = false;
     key_.clear();
   }
   void swap(launch_recorder& o) noexcept {
     std::swap(key_, o.key_), std::swap(failed_, o.failed_), std::swap(exec_, o.exec_), std::swap(workspace_, o.workspace_), std::swap(stream_, o.stream_);
+    std::swap(resource_, o.resource_), std::swap(bytes_, o.bytes_);
   }
   std::string key_;  ///< the bytes of the key the graph is (to be) recorded for
   bool failed_ = false;
   cudaGraphExec_t exec_ = nullptr;
   void* workspace_ = nullptr;
   cudaStream_t stream_ = nullptr;  ///< where the graph runs, and its workspace is freed
+  workspace_resource resource_{};  ///< where the workspace came from (empty: cudaMallocAsync)
+  std::size_t bytes_ = 0;
 };
 
 /// How many times a launch_recorder has launched a recorded graph in this process.

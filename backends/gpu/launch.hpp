@@ -289,8 +289,17 @@ struct exec {
     Runtime::seconds_of_each(count, stream, f, seconds);
   }
   /// Device memory for a bulk call's workspace, ordered on the stream.
-  void* allocate(std::size_t bytes) const { return bytes ? Runtime::allocate_async(bytes, stream) : nullptr; }
-  void release(void* p) const noexcept { Runtime::release_async(p, stream); }
+  /// The user's memory for workspaces (core/exec.hpp); empty: the runtime's stream-ordered pool.
+  workspace_resource workspace{};
+  void* allocate(std::size_t bytes) const {
+    if (bytes == 0) return nullptr;
+    return workspace.empty() ? Runtime::allocate_async(bytes, stream) : calm::detail::allocate_from(workspace, bytes, static_cast<void*>(stream));
+  }
+  void release(void* p, std::size_t bytes) const noexcept {
+    if (p == nullptr) return;
+    if (workspace.empty()) Runtime::release_async(p, stream);
+    else workspace.release(p, bytes, static_cast<void*>(stream), workspace.context);
+  }
   void fill(void* p, int byte, std::size_t bytes) const {
     if (bytes) Runtime::fill_async(p, byte, bytes, stream);
   }

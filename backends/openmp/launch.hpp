@@ -166,10 +166,20 @@ struct exec {
       seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
   }
-  /// "Device" memory for a bulk call's workspace: 64-byte aligned host memory, the largest buffer released
-  /// kept for the next call (workspace_cache.hpp). Its contents are whatever the last call left.
-  void* allocate(std::size_t bytes) const { return detail::host_workspaces().take(bytes); }
-  void release(void* p) const noexcept { detail::host_workspaces().give_back(p); }
+  /// The user's memory for workspaces (core/exec.hpp); empty: the host's own, below.
+  workspace_resource workspace{};
+  /// "Device" memory for a bulk call's workspace: from `workspace`, or 64-byte aligned host memory with the
+  /// largest buffer released kept for the next call (workspace_cache.hpp). Its contents are whatever the last
+  /// call left.
+  void* allocate(std::size_t bytes) const {
+    if (bytes == 0) return nullptr;
+    return workspace.empty() ? detail::host_workspaces().take(bytes) : calm::detail::allocate_from(workspace, bytes, nullptr);
+  }
+  void release(void* p, std::size_t bytes) const noexcept {
+    if (p == nullptr) return;
+    if (workspace.empty()) detail::host_workspaces().give_back(p);
+    else workspace.release(p, bytes, nullptr, workspace.context);
+  }
   void fill(void* p, int byte, std::size_t bytes) const {
     if (bytes) std::memset(p, byte, bytes);
   }

@@ -2,8 +2,12 @@
 // Conformance: plans (calm::scatter_plan, calm::histogram_plan) run again and again over new keys of
 // their shape against the sequential reference; runs of another shape rejected before anything is
 // launched; a plan destroyed with its work in flight; on CUDA its repeated runs as one recorded graph;
-// measuring plans (plan_mode::measure).
+// measuring plans (plan_mode::measure); a user's workspace_resource.
 #pragma once
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "../support/bulk_check.hpp"
 
@@ -168,6 +172,79 @@ TEST_CASE("plans: a plan destroyed with its runs in flight leaves them whole", "
   for (auto k : keys)
     if (k < static_cast<std::uint32_t>(bins)) want[k] += 6;
   require_equal(hist.download(), want, "histograms of plans destroyed in flight");
+}
+
+namespace calm_test {
+/// A workspace_resource over the backend's own memory that records what it hands out; `fail`: the next
+/// allocate returns memory 16 bytes past an aligned buffer (misaligned) or throws.
+struct recording_resource {
+  enum class fail { none, misaligned, throws };
+  exec backend{};
+  fail next = fail::none;
+  int taken = 0, given_back = 0;
+  std::size_t outstanding = 0, largest = 0;
+  std::vector<std::pair<void*, std::size_t>> live;
+
+  static void* allocate(std::size_t bytes, void*, void* self) {
+    auto& r = *static_cast<recording_resource*>(self);
+    if (r.next == fail::throws) throw std::runtime_error("recording_resource: out of memory");
+    auto* const p = static_cast<unsigned char*>(r.backend.allocate(bytes + 64));
+    r.live.emplace_back(p, bytes);
+    ++r.taken, r.outstanding += bytes, r.largest = std::max(r.largest, bytes);
+    return r.next == fail::misaligned ? p + 16 : p;
+  }
+  static void release(void* p, std::size_t bytes, void*, void* self) {
+    auto& r = *static_cast<recording_resource*>(self);
+    auto* const base = static_cast<unsigned char*>(p) - (r.next == fail::misaligned ? 16 : 0);
+    auto const it = std::find(r.live.begin(), r.live.end(), std::make_pair(static_cast<void*>(base), bytes));
+    if (it == r.live.end()) return;  // not ours or not its size: given_back stays short and the test fails
+    r.live.erase(it);
+    r.backend.release(base, bytes + 64);
+    ++r.given_back, r.outstanding -= bytes;
+  }
+  calm::workspace_resource resource() { return {&allocate, &release, this}; }
+};
+}  // namespace calm_test
+
+TEST_CASE("workspaces: a user's workspace_resource gives every workspace of calls and plans, each back once with its size", "[bulk][plan]") {
+  using namespace calm_test;
+  index_t const n = 100003, bins = 70001;  // beyond a block: sampled and measured paths take workspaces
+  auto g = rng(7507);
+  auto const keys = table_keys<std::uint32_t>(static_cast<std::size_t>(n), keys_kind::zipf, bins, g, true);
+  buffer<std::uint32_t> dk(keys);
+  buffer<std::uint32_t> hist(static_cast<std::size_t>(bins));
+  hist.fill_bytes(0);
+  recording_resource r;
+  exec ex{};
+  ex.workspace = r.resource();
+  calm::histogram(dk.data(), n, hist.data(), bins, {}, ex);
+  calm::histogram<calm::strategy::privatize>(dk.data(), n, hist.data(), bins, {}, ex);
+  {
+    calm::histogram_plan<std::uint32_t, std::uint32_t, calm::strategy::automatic, exec> plan(n, bins, {}, ex);
+    for (int i = 0; i < 3; ++i) plan.run(dk.data(), n, hist.data(), bins);
+    calm::histogram_plan<std::uint32_t, std::uint32_t, calm::strategy::automatic, exec> measuring(n, bins, calm::plan_mode::measure, {}, ex);
+    measuring.run(dk.data(), n, hist.data(), bins);
+  }
+  synchronize();
+  CHECK(r.taken > 0);
+  CHECK(r.given_back == r.taken);
+  CHECK(r.outstanding == 0u);
+  std::vector<std::uint32_t> want(static_cast<std::size_t>(bins), 0);
+  for (auto k : keys)
+    if (k < static_cast<std::uint32_t>(bins)) want[k] += 6;  // two calls, three runs of a plan, one measuring run
+  require_equal(hist.download(), want, "histograms through a user's workspace_resource");
+  // a resource that fails: a clear calm::error (or its own exception) before anything is launched, the table as it was
+  for (auto f : {recording_resource::fail::misaligned, recording_resource::fail::throws}) {
+    r.next = f;
+    int const before = r.given_back;
+    if (f == recording_resource::fail::misaligned) CHECK_THROWS_AS(calm::histogram(dk.data(), n, hist.data(), bins, {}, ex), calm::error);
+    else CHECK_THROWS_AS(calm::histogram(dk.data(), n, hist.data(), bins, {}, ex), std::runtime_error);
+    synchronize();
+    if (f == recording_resource::fail::misaligned) CHECK(r.given_back == before + 1);  // handed back at once
+    require_equal(hist.download(), want, "a table after a workspace_resource failed");
+  }
+  r.next = recording_resource::fail::none;
+  CHECK(r.outstanding == 0u);
 }
 
 #if defined(CALM_BACKEND_CUDA)
