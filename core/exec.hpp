@@ -64,9 +64,13 @@ namespace calm {
 /// throws; release must not throw. Empty (allocate null): the backend's own memory, a stream-ordered pool on a
 /// GPU and the last workspace kept on the host. Set it on the exec: `ex.workspace = {my_alloc, my_free, &pool};`.
 struct workspace_resource {
+  /// Memory of at least `bytes` for work queued on `stream`; null: the backend's own memory.
   void* (*allocate)(std::size_t bytes, void* stream, void* context) = nullptr;
+  /// p (from allocate, with its size) given back once the work queued on `stream` before now is done with it.
   void (*release)(void* p, std::size_t bytes, void* stream, void* context) = nullptr;
+  /// Passed to both as they are (the user's pool, say).
   void* context = nullptr;
+  /// Whether this names no memory of the user's (allocate null).
   bool empty() const { return allocate == nullptr; }
 };
 
