@@ -245,6 +245,11 @@ TEST_CASE("workspaces: a user's workspace_resource gives every workspace of call
   }
   r.next = recording_resource::fail::none;
   CHECK(r.outstanding == 0u);
+  int const taken = r.taken;  // no items: nothing taken, nothing written
+  calm::histogram(dk.data(), 0, hist.data(), bins, {}, ex);
+  synchronize();
+  CHECK(r.taken == taken);
+  require_equal(hist.download(), want, "a table after a call of no items");
 }
 
 #if defined(CALM_BACKEND_CUDA)
