@@ -124,6 +124,48 @@ TEST_CASE("bulk calls that overwrite: the table holds the call's result alone, a
   require_equal(hist.download(), std::vector<std::uint32_t>{0, 0, 0, 2, 0, 1, 0, 0}, "a histogram that overwrites");
 }
 
+TEST_CASE("histograms into a table beyond a core's cache: counts past 255 in one thread's share (a CPU's narrow counters)", "[bulk]") {
+  using namespace calm_test;
+  // uint32 counts into 2^18 + 3 entries, int64 into 2^17 + 3: a megabyte of table or more. Quarters of the
+  // keys in order: 100 keys on 100 lines (each 1,000 times), one key, a quarter on one key and the rest
+  // uniform, runs of 300 of one key; one key in 16 outside the table. Four threads sample one quarter each
+  // (a table, the entry in registers, the hot slots, runs); on any number of threads some entry passes 255
+  // in one thread's share. The keys do not crowd the cache's sets, so a CPU's plan is narrow.
+  index_t const n = 400003;
+  auto g = rng(41);
+  auto const check = [&](auto zero, index_t bins) {
+    using T = decltype(zero);
+    std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+      std::uint64_t const r = g();
+      auto const b = static_cast<std::uint64_t>(bins);
+      index_t const quarter = i / ((n + 3) / 4);
+      std::uint64_t const k = quarter == 0 ? r % 100 * 16 + 1000 : quarter == 1 ? 5 : quarter == 2 ? (r % 4 == 0 ? 7 : r % b) : i / 300 * 40503 % b;
+      keys[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(r % 16 == 3 ? b + r % 5 : k);
+    }
+    std::vector<T> want(static_cast<std::size_t>(bins), T(2));
+    for (auto k : keys)
+      if (k < bins) want[k] += 1;
+    if constexpr (exec::thread_tables) {
+      bool const crowded = calm::detail::keys_crowd_sets<T>(keys.data(), n, bins, calm::detail::identity_key{});
+      CHECK(calm::detail::plan_thread_tables<T>(n, bins, crowded, 8, exec{}).narrow);
+    }
+    buffer<std::uint32_t> dk(keys);
+    for (calm::strategy s : {calm::strategy::automatic, calm::strategy::thread_private, calm::strategy::naive}) {
+      if (sizeof(T) == 8 && s != calm::strategy::thread_private) continue;  // (no other int64 histogram compiled here)
+      buffer<T> hist(std::vector<T>(static_cast<std::size_t>(bins), T(2)));
+      auto const* const k = static_cast<std::uint32_t const*>(dk.data());
+      if constexpr (sizeof(T) == 8) calm::histogram<calm::strategy::thread_private>(k, n, hist.data(), bins, {}, exec{});
+      else calm::for_strategy(s, [&](auto c) { calm::histogram<c()>(k, n, hist.data(), bins, {}, exec{}); });
+      synchronize();
+      CAPTURE(name, warp_size(), calm::to_string(s), sizeof(T));
+      require_equal(hist.download(), want, "a histogram past 255 counts an entry");
+    }
+  };
+  check(std::uint32_t(0), (index_t(1) << 18) + 3);
+  check(std::int64_t(0), (index_t(1) << 17) + 3);
+}
+
 TEST_CASE("bulk calls: bad input throws before launching and leaves the table as it was", "[bulk]") {
   using namespace calm_test;
   std::vector<float> init(16, 2.5f);
