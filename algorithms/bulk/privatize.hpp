@@ -15,6 +15,7 @@
 #include "../block/block_stream.hpp"
 #include "key_map.hpp"
 #include "../block/private_table.hpp"
+#include "thread_counters.hpp"
 
 namespace calm {
 
@@ -240,11 +241,33 @@ void launch_privatized_scatter(Op op, K const* keys, VS const& vals, index_t n, 
   });
 }
 
+/// thread_counters' layout for `bins` entries on exec (opt.threads, where given, a power of two of 32 to 1,024);
+/// throws before anything runs where the table is beyond thread_counters_max_bins or the block-local memory.
+template <class Exec>
+thread_counters_layout plan_thread_counters(index_t bins, privatize_options const& opt, Exec const& ex) {
+  require(bins >= 0 && bins <= thread_counters_max_bins, errc::out_of_range,
+          [&] { return "privatize_scatter<thread_counters>: " + std::to_string(bins) + " entries; it counts into at most 256"; });
+  require(opt.threads == 0 || (opt.threads >= 32 && opt.threads <= 1024 && (opt.threads & (opt.threads - 1)) == 0), errc::invalid_argument,
+          [&] { return "privatize_scatter<thread_counters>: threads must be a power of two in [32, 1024], got " + std::to_string(opt.threads); });
+  thread_counters_layout const l = plan_thread_counters(bins, opt.threads);
+  require(l.bytes() <= ex.block_local_bytes(), errc::out_of_range,
+          [&] { return "privatize_scatter<thread_counters>: " + std::to_string(l.bytes()) + " bytes of block-local memory; one block has " + std::to_string(ex.block_local_bytes()); });
+  return l;
+}
+
+/// Launch thread_counters_program (the layout planned, n > 0, bins > 0).
+template <class K, class VS, class T, class KeyMap, class Exec>
+void launch_thread_counters(K const* keys, VS const& vals, index_t n, T* table, thread_counters_layout const& l, KeyMap const& key_map, Exec const& ex) {
+  constexpr int vec = chunk_items<Exec, K, VS>();
+  ex.for_each_resident_block(blocks_with_work(n, l.threads, vec), l.threads, l.bytes(), thread_counters_program<vec, K, VS, T, KeyMap>{keys, vals, n, table, l, key_map});
+}
+
 }  // namespace detail
 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n, through a copy of the table in each block's
 /// block-local memory: R copies with padding (plan_privatize), lanes merged by Strategy before each
-/// block-local atomic, then one device atomic per bin and block. values: a T const* of n values, or
+/// block-local atomic, then one device atomic per bin and block (Strategy thread_counters: each thread's own
+/// 8-bit counters, for counts into at most 256 entries). values: a T const* of n values, or
 /// calm::constant(v) for every item (a histogram's +1). Keys outside [0, bins) are skipped. Throws
 /// calm::error before launching if an argument is wrong or the table does not fit. Asynchronous on
 /// a GPU (ex's stream).
@@ -256,9 +279,15 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
   check_atomic_op<Op, T>();
   static_assert(std::is_integral<K>::value, "privatize_scatter: keys must be integers");
   detail::check_scatter_arguments("privatize_scatter", n, keys, values, table, bins);
-  privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
-  if (n == 0 || bins == 0) return;
-  detail::launch_privatized_scatter(op, keys, detail::as_value_source<T>(values), n, table, plan, detail::identity_key{}, strategy, ex);
+  if constexpr (std::is_same<Strategy, thread_counters>::value) {
+    static_assert(detail::thread_countable<Op, Values, T>, "privatize_scatter<thread_counters> counts: op plus, values calm::constant(c), an integer table");
+    detail::thread_counters_layout const l = detail::plan_thread_counters(bins, opt, ex);
+    if (n > 0 && bins > 0) detail::launch_thread_counters(keys, detail::as_value_source<T>(values), n, table, l, detail::identity_key{}, ex);
+  } else {
+    privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
+    if (n == 0 || bins == 0) return;
+    detail::launch_privatized_scatter(op, keys, detail::as_value_source<T>(values), n, table, plan, detail::identity_key{}, strategy, ex);
+  }
 }
 
 }  // namespace calm

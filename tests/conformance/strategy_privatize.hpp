@@ -22,7 +22,11 @@ void check_privatize(keys_kind kind, index_t n, index_t bins, calm::privatize_op
                           << opt.pad << ", " << to_string(opt.mapping) << ", threads " << opt.threads << ", weighted "
                           << weighted << ", stray " << stray << ", key offset " << key_offset);
   std::vector<K> used(keys.begin() + key_offset, keys.end());
-  if (weighted) {
+  if constexpr (std::is_same<Strategy, calm::thread_counters>::value) {  // counts only
+    REQUIRE_FALSE(weighted);
+    calm::privatize_scatter(Op{}, pk, calm::constant(vals.empty() ? T(1) : vals[0]), n, table.data(), bins, opt, strategy, exec{});
+    std::fill(vals.begin(), vals.end(), vals.empty() ? T(1) : vals[0]);
+  } else if (weighted) {
     calm::privatize_scatter(Op{}, pk, static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, strategy, exec{});
   } else {
     calm::privatize_scatter(Op{}, pk, calm::constant(vals.empty() ? T(1) : vals[0]), n, table.data(), bins, opt, strategy, exec{});
@@ -300,6 +304,41 @@ TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the larges
   index_t const cap_u32 = std::min<index_t>(calm::privatize_capacity<std::uint32_t>(exec{}), 1 << 20);
   check_privatize<calm::plus, std::uint32_t>(kind, 50000, cap_u32, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
   check_privatize<calm::plus, std::uint32_t>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
+}
+
+TEST_CASE("privatize_scatter<thread_counters>: key kinds and types, tables up to 256 entries, counters past 255", "[strategy][privatize]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const bins = GENERATE(1, 7, 100, 256);
+  CAPTURE(name, warp_size());
+  calm::thread_counters const tc;
+  for (index_t n : {0, 1, 999, 40003}) {
+    check_privatize<calm::plus, std::uint32_t, std::uint8_t>(kind, n, bins, {}, tc, false);
+    check_privatize<calm::plus, std::int64_t, std::int32_t>(kind, n, bins, {0, -1, calm::copy_mapping::cyclic, 32}, tc, false, true);
+  }
+  check_privatize<calm::plus, std::uint64_t, std::uint32_t>(kind, 9999, bins, {0, -1, calm::copy_mapping::cyclic, 128}, tc, false, true, 1);
+  // enough items that one thread counts past 255 on one entry: the host runs few threads (a block's lanes on
+  // one), a GPU many more
+  if (kind == keys_kind::one || kind == keys_kind::hot) {
+    index_t const many = exec::thread_tables ? 300007 : (index_t(1) << 26) + 3;
+    check_privatize<calm::plus, std::uint32_t, std::uint8_t>(kind, many, bins, {0, -1, calm::copy_mapping::cyclic, 32}, tc, false, true);
+  }
+}
+
+TEST_CASE("privatize_scatter<thread_counters>: a table beyond 256 entries or threads not a power of two throw before launching", "[strategy][privatize]") {
+  using namespace calm_test;
+  std::vector<std::uint32_t> init(300, 7u);
+  buffer<std::uint8_t> dk(std::vector<std::uint8_t>(100, 3));
+  buffer<std::uint32_t> table(init);
+  auto count = [&](index_t bins, int threads) {
+    calm::privatize_scatter<calm::thread_counters>(calm::plus{}, static_cast<std::uint8_t const*>(dk.data()), calm::constant(1u), 100, table.data(), bins,
+                                                   {0, -1, calm::copy_mapping::cyclic, threads}, {}, exec{});
+  };
+  REQUIRE_THROWS_AS(count(257, 0), calm::error);
+  REQUIRE_THROWS_AS(count(16, 48), calm::error);
+  REQUIRE_THROWS_AS(count(16, 16), calm::error);
+  synchronize();
+  require_equal(table.download(), init, "table after rejected calls");
 }
 
 TEST_CASE("privatize_scatter: adaptive_merge's probe keeps its area after the table where both fit a block", "[strategy][privatize]") {
