@@ -107,8 +107,8 @@ def run_case(kind, dist, bins, n, dev, gen, reps):
 
 
 def call_overhead(dev, reps=2000):
-    """Per call: a plan run from C++, the same plan called from Python, and calm.histogram (a plan made each
-    call), int32 counts (int64 counts add two launches: they are counted in int32, then added)."""
+    """Per call: a plan run from C++, the same plan called from Python, calm.histogram (a plan made each call)
+    into int32 counts, and into a new int64 array (counted in int32, then converted: one launch more)."""
     keys = torch.randint(0, 256, (4096,), device=dev)
     out = torch.zeros(256, dtype=torch.int32, device=dev)
     plan = calm.Plan(keys, out)
@@ -116,6 +116,7 @@ def call_overhead(dev, reps=2000):
     cap = lambda x: x.__dlpack__(stream=-1) if x.device.type == "cuda" else x.__dlpack__()  # noqa: E731
     res["cpp_plan_run_us"] = plan._plan.seconds_per_run(cap(keys), None, cap(out), reps) * 1e6
     for name, fn in [("python_plan_call_us", lambda: plan(keys, out)), ("python_histogram_us", lambda: calm.histogram(keys, 256, out=out)),
+                     ("python_histogram_new_us", lambda: calm.histogram(keys, 256)),
                      ("torch_bincount_us", lambda: torch.bincount(keys, minlength=256))]:
         fn()
         if dev == "cuda":

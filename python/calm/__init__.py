@@ -103,7 +103,11 @@ class _Lib:
         if self.name == "numpy":
             return x.__dlpack__()
         if self.name == "torch":
-            return x.__dlpack__(stream=-1 if x.device.type == "cuda" else None)  # calm runs on torch's own stream
+            # torch.to_dlpack: what x.__dlpack__(stream=-1) ends in (calm runs on torch's own stream: no
+            # synchronization), without its Python checks, of which calm needs only this one
+            if x.requires_grad:
+                raise ValueError("calm: tensors that require grad cannot be read or written in place: pass x.detach()")
+            return self.xp.to_dlpack(x)
         return x.__dlpack__(stream=stream)
 
 
@@ -154,7 +158,7 @@ class Plan:
         for batch in batches: plan(batch, hist)   # every batch of the same length as keys
     """
 
-    def __init__(self, keys, out, values=None, reduce="count", mode="estimate"):
+    def __init__(self, keys, out, values=None, reduce="count", mode="estimate", _keys_ready=False):
         self._lib = _Lib(out)
         if reduce != "count" and reduce not in _REDUCTIONS:
             raise ValueError(f'calm: reduce must be "count", "sum", "max" or "min", not "{reduce}"')
@@ -165,14 +169,17 @@ class Plan:
         if len(out.shape) != 1:
             raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
         self._counts = reduce == "count"
-        keys = _keys(self._lib, keys)
+        if not _keys_ready:
+            keys = _keys(self._lib, keys)
         self._stream = self._lib.stream(out)
         table = self._lib.dtype_name(out)
         # int64 counts of fewer than 2^31 keys are counted in int32 and added to out: a block-local
         # table of 4-byte counters merges a warp's equal keys in hardware, one of 8 does not
         self._narrow = None
+        self._narrow_zero = False  # the narrow table holds zeros (made so, not yet run)
         if self._counts and table == "int64" and keys.shape[0] < 2**31 and self._lib.name != "cai":
             self._narrow = self._lib.full(out.shape[0], 0, "int32")
+            self._narrow_zero = True
             self._wide = (out.shape[0], str(out.dtype), getattr(out, "device", None))
             table = "int32"
         self._plan = _calm.Plan("sum" if self._counts else reduce, self._lib.dtype_name(keys), table, self._counts,
@@ -186,9 +193,10 @@ class Plan:
         measuring cost), "chosen_seconds" (a run of the chosen one), "timed" ([(strategy, keys, seconds)]); None before."""
         return self._plan.measured()
 
-    def __call__(self, keys, out, values=None):
+    def __call__(self, keys, out, values=None, _keys_ready=False):
         lib = self._lib
-        keys = _keys(lib, keys)
+        if not _keys_ready:
+            keys = _keys(lib, keys)
         vc = None if values is None else lib.capsule(lib.contiguous(values), self._stream)
         if self._narrow is None:
             self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(out, self._stream))
@@ -196,24 +204,45 @@ class Plan:
         if len(out.shape) != 1 or (out.shape[0], str(out.dtype), getattr(out, "device", None)) != self._wide:
             raise ValueError(f"calm: out must have the plan's shape, dtype and device {self._wide}, not {(tuple(out.shape), str(out.dtype), getattr(out, 'device', None))}")
         narrow = self._narrow
-        if lib.name == "torch":
-            narrow.zero_()
-        else:
-            narrow.fill(0)
+        if not self._narrow_zero:
+            if lib.name == "torch":
+                narrow.zero_()
+            else:
+                narrow.fill(0)
+        self._narrow_zero = False
         self.strategy = self._plan.run(lib.capsule(keys, self._stream), vc, lib.capsule(narrow, self._stream))
         out += narrow
         return out
+
+
+def _once(lib, keys, out, values=None, reduce="count"):
+    """Plan(keys, out, values, reduce)(keys, out, values) for a free call, keys already as _keys makes them, where
+    the plan needs no int32 table of its own (not int64 counts): the C++ plan made and run, no Python plan."""
+    if len(out.shape) != 1:
+        raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
+    stream = lib.stream(out)
+    counts = reduce == "count"
+    plan = _calm.Plan("sum" if counts else reduce, lib.dtype_name(keys), lib.dtype_name(out), counts, keys.shape[0], out.shape[0], stream, False)
+    vc = None if values is None else lib.capsule(lib.contiguous(values), stream)
+    plan.run(lib.capsule(keys, stream), vc, lib.capsule(out, stream))
+    return out
 
 
 def histogram(keys, bins, out=None):
     """out[k] += 1 for each key k of keys in [0, bins); other keys are skipped, as CUB's histograms skip them.
     Returns out: where None, a new int64 array of bins counts on the keys' device."""
     lib = _Lib(keys)
+    keys = _keys(lib, keys)
     if out is None:
-        out = lib.full(int(bins), 0, "int64")
-    elif out.shape[0] != bins:
+        if keys.shape[0] >= 2**31 or lib.name == "cai":
+            out = lib.full(int(bins), 0, "int64")
+            return Plan(keys, out, _keys_ready=True)(keys, out, _keys_ready=True)
+        return lib.as_type(_once(lib, keys, lib.full(int(bins), 0, "int32")), "int64")  # counted in int32: one conversion
+    if out.shape[0] != bins:
         raise ValueError(f"calm: out has {out.shape[0]} entries, bins is {bins}")
-    return Plan(keys, out)(keys, out)
+    if lib.dtype_name(out) == "int64":
+        return Plan(keys, out, _keys_ready=True)(keys, out, _keys_ready=True)
+    return _once(lib, keys, out)
 
 
 def bincount(keys, weights=None, minlength=0):
@@ -224,14 +253,12 @@ def bincount(keys, weights=None, minlength=0):
     keys = _keys(lib, keys)
     size = max(int(minlength), _key_bound(lib, keys, "bincount's keys"))
     if weights is None:
-        out = lib.full(size, 0, "int64")
-        return Plan(keys, out)(keys, out)
+        return histogram(keys, size)
     if weights.shape != keys.shape:
         raise ValueError(f"calm: weights have shape {tuple(weights.shape)}, keys {tuple(keys.shape)}")
     wt = "float64" if lib.name == "numpy" else lib.dtype_name(weights)
     weights = lib.as_type(weights, wt)
-    out = lib.full(size, 0, wt)
-    return Plan(keys, out, weights, "sum")(keys, out, weights)
+    return _once(lib, keys, lib.full(size, 0, wt), weights, "sum")
 
 
 def _identity(reduce, dtype_name):
@@ -260,8 +287,8 @@ def scatter(src, index, dim_size=None, reduce="sum", out=None):
         raise ValueError(f"calm: index has shape {tuple(index.shape)}, src {tuple(src.shape)}")
     keys = _keys(lib, index)
     if out is not None:
-        return Plan(keys, out, src, reduce)(keys, out, lib.as_type(src, lib.dtype_name(out)))
-    return _into_new_out(lib, keys, src, dim_size, reduce, lambda out: Plan(keys, out, src, reduce)(keys, out, src))
+        return _once(lib, keys, out, lib.as_type(src, lib.dtype_name(out)), reduce)
+    return _into_new_out(lib, keys, src, dim_size, reduce, lambda out: _once(lib, keys, out, src, reduce))
 
 
 def _into_new_out(lib, keys, src, dim_size, reduce, run):

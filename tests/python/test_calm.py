@@ -287,3 +287,27 @@ def test_bad_arguments_raise_clear_errors():
         with pytest.raises(TypeError, match="built for"):
             calm.histogram(torch.zeros(3, dtype=torch.int64, device="cuda"), 4)
 
+
+
+@pytest.mark.skipif(torch is None, reason="torch")
+def test_tensors_that_require_grad_raise_before_anything_runs():
+    dev = "cuda" if ON_GPU else "cpu"
+    src = torch.ones(5, device=dev, requires_grad=True)
+    out = torch.zeros(3, device=dev)
+    with pytest.raises(ValueError, match="detach"):
+        calm.scatter(src, torch.zeros(5, dtype=torch.int64, device=dev), out=out)
+    assert not out.any()
+    calm.scatter(src.detach(), torch.zeros(5, dtype=torch.int64, device=dev), out=out)
+    assert out.tolist() == [5.0, 0.0, 0.0]
+
+
+def test_free_calls_count_into_int64_whatever_they_count_in():
+    rng = rng_for("int64 counts")
+    keys = rng.integers(0, 300, 10007)
+    for lib in LIBS:
+        got = calm.histogram(to_lib(lib, keys), 300)
+        assert str(got.dtype).replace("torch.", "") == "int64"
+        np.testing.assert_array_equal(to_numpy(got), np.bincount(keys, minlength=300))
+        got = calm.bincount(to_lib(lib, keys))
+        assert str(got.dtype).replace("torch.", "") == "int64"
+        np.testing.assert_array_equal(to_numpy(got), np.bincount(keys))
