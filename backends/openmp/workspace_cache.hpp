@@ -67,10 +67,11 @@ class workspace_cache {
   void* kept_ = nullptr;
 };
 
-/// The process's one cache (freed at exit).
+/// The process's one cache, never destroyed: a plan or workspace that outlives it (a static object made before
+/// the cache's first use is destroyed after it) still gives its memory back to it at exit.
 inline workspace_cache& host_workspaces() {
-  static workspace_cache cache;
-  return cache;
+  static workspace_cache* const cache = new workspace_cache;
+  return *cache;
 }
 
 }  // namespace detail
