@@ -10,6 +10,10 @@
 #include <mutex>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "../../core/error.hpp"
 
 namespace calm {
@@ -18,6 +22,11 @@ namespace detail {
 
 /// Workspaces above this are freed when released, not kept.
 constexpr std::size_t kept_workspace_max_bytes = std::size_t(1) << 30;
+/// Workspaces of at least this are aligned to huge_page_bytes and, on Linux, asked to be backed by transparent
+/// huge pages (madvise): private tables per thread beyond the TLB's reach (2 threads, float sums into 2^23
+/// entries: 73-75 -> 67 ms; 2^22: 56-59 -> 53-57).
+constexpr std::size_t huge_workspace_bytes = std::size_t(8) << 20;
+constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
 
 /// Hands out 64-byte aligned buffers of at least the bytes asked for; keeps one released buffer (the
 /// largest up to kept_workspace_max_bytes) and hands it out again for a request of half its size up to
@@ -40,9 +49,14 @@ class workspace_cache {
       }
     }
     std::size_t const body = (bytes + 63) / 64 * 64;
-    void* const base = bytes <= (std::size_t(1) << 62) ? std::aligned_alloc(64, header + body) : nullptr;
+    bool const huge = body >= huge_workspace_bytes;
+    std::size_t const align = huge ? huge_page_bytes : 64, total = (header + body + align - 1) / align * align;
+    void* const base = bytes <= (std::size_t(1) << 62) ? std::aligned_alloc(align, total) : nullptr;
     if (base == nullptr)
       raise_error(error(errc::backend_failure, "out of host memory for a bulk call's workspace of " + std::to_string(bytes) + " bytes"));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (huge) (void)madvise(base, total, MADV_HUGEPAGE);  // a hint: where the kernel has none to give, 4 KiB pages
+#endif
     *static_cast<std::size_t*>(base) = body;
     return static_cast<unsigned char*>(base) + header;
   }
