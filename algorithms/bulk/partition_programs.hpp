@@ -147,7 +147,9 @@ struct partition_bucket_program {
 };
 
 /// Pass 4: the bucketed items split evenly over the blocks; each block folds each range's run of its
-/// part into a private table in block-local memory (one range's entries) and merges it into the table.
+/// part into a private table in block-local memory (one range's entries) and merges it into the table. A
+/// warp's items of one entry update it once (peer_reduce on the 4-byte entry: a hot key's lanes otherwise
+/// queue on one block-local address, float sums worst of all).
 template <class Op, class VS, class T>
 struct partition_fill_program {
   Op op;
@@ -175,12 +177,13 @@ struct partition_fill_program {
       T* const d = tab.data;
       Op const o = op;
       for_block_items(blk, a, e, [&](auto const& w, auto const& has, auto const& i) {
-        auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, load(w, slots, i));
+        auto const slot = load(w, slots, i);
+        auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot);
         if constexpr (is_same_value<VS>::value) {
-          when(w, has, [&](auto const& l) { atomic_update(l, o, scope::block_local{}, at, vals.value); });
+          when(w, has, [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot, vals, peer_reduce{}); });
         } else {
           auto const v = load(w, values, i);
-          when(w, has, [&](auto const& l) { atomic_update(l, o, scope::block_local{}, at, v); });
+          when(w, has, [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot, v, peer_reduce{}); });
         }
       });
       tab.merge_into(blk, op, scope::device{}, table + r * s.range_entries);
