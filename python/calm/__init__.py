@@ -103,6 +103,8 @@ class _Lib:
         if self.name == "numpy":
             return x.__dlpack__()
         if self.name == "torch":
+            if not isinstance(x, self.xp.Tensor):  # another library's array beside torch's (numpy keys, say)
+                return x.__dlpack__(stream=-1 if self.device.type == "cuda" else None)
             # torch.to_dlpack: what x.__dlpack__(stream=-1) ends in (calm runs on torch's own stream: no
             # synchronization), without its Python checks, of which calm needs only this one
             if x.requires_grad:
@@ -220,6 +222,8 @@ def _once(lib, keys, out, values=None, reduce="count"):
     the plan needs no int32 table of its own (not int64 counts): the C++ plan made and run, no Python plan."""
     if len(out.shape) != 1:
         raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
+    if type(out).__module__.split(".")[0] != lib.name:
+        lib = _Lib(out)  # as a Plan: out's library gives the stream and reads every array
     stream = lib.stream(out)
     counts = reduce == "count"
     plan = _calm.Plan("sum" if counts else reduce, lib.dtype_name(keys), lib.dtype_name(out), counts, keys.shape[0], out.shape[0], stream, False)

@@ -311,3 +311,13 @@ def test_free_calls_count_into_int64_whatever_they_count_in():
         got = calm.bincount(to_lib(lib, keys))
         assert str(got.dtype).replace("torch.", "") == "int64"
         np.testing.assert_array_equal(to_numpy(got), np.bincount(keys))
+
+
+@pytest.mark.skipif(ON_GPU or torch is None, reason="numpy and torch arrays side by side on the host")
+def test_keys_and_out_of_two_libraries():
+    keys = np.array([1, 2, 2, 5, 9])
+    out = torch.zeros(6, dtype=torch.int32)
+    assert calm.histogram(keys, 6, out=out).tolist() == [0, 1, 2, 0, 0, 1]
+    table = np.zeros(4, np.float32)
+    calm.scatter(torch.ones(4), torch.tensor([0, 1, 1, 3]), out=table)
+    assert table.tolist() == [1.0, 2.0, 0.0, 1.0]
