@@ -19,9 +19,9 @@
 # The compile-checks build nothing that runs here, so they trade optimization for time (nvcc: host code
 # and cicc at -O0, no ptxas; clang: HIP at -O0); every template, device function and kernel is still
 # compiled for every target.
-# Each step prints its minutes. A clean run on the 2-core machine took (minutes) 1: 6.8 (each full conformance suite
-# runs as two halves side by side), 2: 8.9 (the W = 32 suite under ASan with a minute of fuzzing, the thread tests'
-# TSan build), 3: 2.9, 4: 3.0 (22 in all, dependencies installed); CI's limit is 90, the budget 35.
+# Each step prints its minutes. A clean run on the 2-core machine took (minutes) 1: 6.3 (each full conformance suite
+# runs as two halves side by side), 2: 8.8 (the W = 32 suite under ASan with a minute of fuzzing, the thread tests'
+# TSan build), 3: 2.7, 4: 2.8 (20.5 in all, dependencies installed); CI's limit is 90, the budget 35.
 # Build trees go to build/ (CALM_BUILD_ROOT overrides). CALM_JOBS sets the parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
