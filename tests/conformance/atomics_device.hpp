@@ -30,7 +30,7 @@ void check_device_atomics(index_t n, std::size_t slots, bool fetch, calm::launch
       calm::atomic_update(w, Op{}, calm::scope::device{}, addr, v);
   }, shape);
   synchronize();
-  auto got_fetch = fetched.download();
+  auto const got_fetch = fetch ? fetched.download() : std::vector<T>{};  // unwritten when not fetching
   verify_atomics<Op, T>(init, vals, slot, table.download(), fetch ? &got_fetch : nullptr, "device atomics");
 }
 
@@ -50,7 +50,8 @@ void check_device_atomics_all_ops(index_t n, std::size_t slots, bool fetch, calm
 /// the read sees at least the lane's own increment and at most all n; the fetched values are 0..n-1.
 template <class T>
 void check_atomic_load(index_t n, calm::launch_shape shape) {
-  buffer<T> counter(std::vector<T>{T(0)}), before(static_cast<std::size_t>(std::max<index_t>(n, 1))), seen(static_cast<std::size_t>(std::max<index_t>(n, 1)));
+  std::vector<T> const zeros(static_cast<std::size_t>(std::max<index_t>(n, 1)), T(0));  // read back whole even where n = 0
+  buffer<T> counter(std::vector<T>{T(0)}), before(zeros), seen(zeros);
   T* pc = counter.data();
   T* pb = before.data();
   T* ps = seen.data();
