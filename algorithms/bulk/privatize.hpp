@@ -258,8 +258,8 @@ thread_counters_layout plan_thread_counters(index_t bins, privatize_options cons
 /// Launch thread_counters_program (the layout planned, n > 0, bins > 0).
 template <class K, class VS, class T, class KeyMap, class Exec>
 void launch_thread_counters(K const* keys, VS const& vals, index_t n, T* table, thread_counters_layout const& l, KeyMap const& key_map, Exec const& ex) {
-  constexpr int vec = chunk_items<Exec, K, VS>();
-  ex.for_each_resident_block(blocks_with_work(n, l.threads, vec), l.threads, l.bytes(), thread_counters_program<vec, K, VS, T, KeyMap>{keys, vals, n, table, l, key_map});
+  constexpr int vec = thread_counters_chunk<Exec, K>();
+  ex.for_each_block(l.blocks_for(n, vec), l.threads, l.bytes(), thread_counters_program<vec, K, VS, T, KeyMap>{keys, vals, n, table, l, key_map});
 }
 
 }  // namespace detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // calm/algorithms/bulk/thread_counters.hpp: privatize_scatter's counting form for small tables: each thread of a
-// block counts in 8-bit counters of its own in block-local memory (no block-local atomics, no bank conflicts),
-// a counter that passes 255 spilling 256 into a block table; the threads' counters are summed once at the end.
+// block counts in 8-bit counters of its own in block-local memory (no atomics, no bank conflicts), a block taking
+// at most 255 items a thread so that no counter wraps; the threads' counters are summed once at the end.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 #include "../../core/ops.hpp"
 #include "../../core/warp.hpp"
 #include "../block/block_stream.hpp"
-#include "../warp/group_reduce.hpp"
+#include "key_map.hpp"
 
 namespace calm {
 
@@ -26,21 +26,36 @@ namespace detail {
 
 /// The largest table thread counters take (8-bit keys' tables).
 constexpr index_t thread_counters_max_bins = 256;
-/// Block-local bytes a block of thread counters aims to stay within (a quarter of a Hopper SM's shared memory,
-/// so that four blocks share one).
-constexpr std::size_t thread_counters_block_bytes = std::size_t(48) << 10;
+/// Items a thread counts at most in one block (what its 8-bit counters hold): the launch spreads the items
+/// over enough blocks, so that no counter can wrap and the count needs no test per item.
+constexpr index_t thread_counters_max_items = 255;
+/// Block-local bytes a block of thread counters aims to stay within (a third of a Hopper SM's shared memory,
+/// so that three blocks share one).
+constexpr std::size_t thread_counters_block_bytes = std::size_t(72) << 10;
 
-/// Block-local memory of thread counters: four 8-bit counters a 32-bit word, word w of thread t at w * threads
-/// + t (a thread's words one bank apart from its neighbours'), the last counter of the table's bins + 1 the one
-/// of keys outside it; then a 64-bit spill entry per counter.
+/// Items thread counters load at once per thread: 16 bytes of keys where the exec loads chunks (16 one-byte
+/// keys: four times the bytes in flight of the other programs' chunks, which hold their values too), else 1.
+template <class Exec, class K>
+constexpr int thread_counters_chunk() {
+  return Exec::vector_loads && sizeof(K) <= 16 ? static_cast<int>(16 / sizeof(K)) : 1;
+}
+
+/// Block-local memory of thread counters: one 8-bit counter per entry and thread, four to a 32-bit word, word w
+/// of thread t at w * threads + t (a warp's words in 32 banks), the counter of entry bins (the table's size) the
+/// one of keys outside the table.
 struct thread_counters_layout {
   index_t bins = 0;
   int threads = 0;  ///< a power of two
   CALM_HD constexpr index_t words_per_thread() const { return (bins + 1 + 3) / 4; }
   CALM_HD constexpr index_t counter_words() const { return words_per_thread() * threads; }
-  /// Where the spill entries begin, in 64-bit entries.
-  CALM_HD constexpr index_t spill_at() const { return (counter_words() + 1) / 2; }
-  constexpr std::size_t bytes() const { return static_cast<std::size_t>(spill_at() + bins + 1) * 8; }
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(counter_words()) * 4; }
+  /// Blocks for n items loaded in chunks of vec: each takes at most as many of stream_items_with_state's tiles
+  /// as keep a thread within thread_counters_max_items (one item outside the whole chunks besides).
+  constexpr index_t blocks_for(index_t n, int vec) const {
+    index_t const tile_items = static_cast<index_t>(threads) * loads_in_flight * vec;
+    index_t const tiles = (n + tile_items - 1) / tile_items, per_block = (thread_counters_max_items - 1) / (loads_in_flight * vec);
+    return tiles > 0 ? (tiles + per_block - 1) / per_block : 1;
+  }
 };
 
 /// The layout for `bins` entries: `threads` if given (a power of two), else the most of 512, 256, 128 within
@@ -55,9 +70,9 @@ inline thread_counters_layout plan_thread_counters(index_t bins, int threads) {
 template <class Op, class VS, class T>
 constexpr bool thread_countable = std::is_same<Op, plus>::value && is_same_value<VS>::value && std::is_integral<T>::value;
 
-/// The counting program: counters and spills cleared, the block's items counted (keys outside the table in the
-/// last counter), the counters of every thread summed per entry with its spills, times the constant, and added
-/// to out with one device atomic per entry that counted any.
+/// The counting program: counters cleared, the block's items counted (at most thread_counters_max_items a
+/// thread, keys outside the table in the last counter), every thread's counters summed per entry, times the
+/// constant, and added to out with one device atomic per entry that counted any.
 template <int Vec, class K, class VS, class T, class KeyMap>
 struct thread_counters_program {
   K const* keys;
@@ -69,66 +84,88 @@ struct thread_counters_program {
 
   template <class Block>
   CALM_HD void operator()(Block const& blk) const {
-    std::uint32_t* const words = blk.template scratch<std::uint32_t>();
-    std::uint64_t* const spill = blk.template scratch<std::uint64_t>() + layout.spill_at();
-    clear(blk, words, spill);
-    index_t const bins = layout.bins, threads = layout.threads;
+    clear(blk, blk.template scratch<std::uint32_t>());
+    unsigned char* const counters = blk.template scratch<unsigned char>();
+    index_t const bins = layout.bins;
+    unsigned const row_bytes = 4u * static_cast<unsigned>(layout.threads);
     KeyMap const m = key_map;
     stream_items_with_state<Vec, true>(
         blk, keys, values, n, [](auto const&, auto const&) { return 0; },
         [&](auto const& w, auto const& t, int, int, auto const& k, auto const&) {
-          auto const s = map([m, bins](auto kk) { index_t const x = m(kk); return x >= 0 && x < bins ? x : bins; }, k);
-          auto const word = map([threads](index_t x, int tt) { return (x >> 2) * threads + tt; }, s, t);
-          auto const shift = map([](index_t x) { return static_cast<unsigned>(x & 3) * 8u; }, s);
-          // the add carries into the next counter only where this one passes 255: then that carry is taken back
-          auto const now = map([](std::uint32_t x, unsigned sh) { return x + (1u << sh); }, load(w, words, word), shift);
-          store(w, words, word, now);
-          when(w, map([](std::uint32_t x, unsigned sh) { return ((x >> sh) & 0xFFu) == 0; }, now, shift), [&](auto const& l) {
-            store(l, words, word, map([](std::uint32_t x, unsigned sh) { return x - (0x100u << sh); }, now, shift));
-            atomic_update(l, plus{}, scope::block_local{}, map([spill](index_t x) { return spill + x; }, s), std::uint64_t(256));
-          });
+          // entry s's counter of thread tt: byte s % 4 of word (s / 4) * threads + tt
+          auto const at = map(
+              [m, bins, row_bytes](auto kk, int tt) {
+                unsigned const s = entry_of(m, kk, bins);
+                return static_cast<int>((s >> 2) * row_bytes + 4u * static_cast<unsigned>(tt) + (s & 3u));
+              },
+              k, t);
+          store(w, counters, at, map([](unsigned c) { return c + 1u; }, load(w, counters, at)));
         });
-    merge_into(blk, words, spill);
+    merge_into(blk, blk.template scratch<std::uint32_t>());
+  }
+
+  /// Key k's entry, bins where it is outside the table; keys of at most 4 bytes as they are in 32-bit arithmetic
+  /// (a negative key wraps beyond any table).
+  template <class Key>
+  CALM_HD static unsigned entry_of(KeyMap const& m, Key k, index_t bins) {
+    if constexpr (std::is_same<KeyMap, identity_key>::value && sizeof(Key) <= 4) {
+      auto const u = static_cast<std::uint32_t>(k);
+      return u < static_cast<std::uint32_t>(bins) ? u : static_cast<unsigned>(bins);
+    } else {
+      index_t const x = m(k);
+      return static_cast<unsigned>(x >= 0 && x < bins ? x : bins);
+    }
   }
 
   template <class Block>
-  CALM_HD void clear(Block const& blk, std::uint32_t* words, std::uint64_t* spill) const {
-    index_t const count = layout.counter_words(), spills = layout.bins + 1;
-    for (index_t base = 0; base < count + spills; base += blk.threads())
+  CALM_HD void clear(Block const& blk, std::uint32_t* words) const {
+    index_t const count = layout.counter_words();
+    for (index_t base = 0; base < count; base += blk.threads())
       blk.for_each_warp([&](auto const& w, auto t) {
         auto const e = map([base](int tt) { return base + tt; }, t);
         when(w, map([count](index_t x) { return x < count; }, e), [&](auto const& l) { store(l, words, e, 0u); });
-        when(w, map([count, spills](index_t x) { return x >= count && x < count + spills; }, e),
-             [&](auto const& l) { store(l, spill, map([count](index_t x) { return x - count; }, e), std::uint64_t(0)); });
       });
     blk.sync();
   }
 
-  /// A barrier, then entry b's counters over the threads (thread tt starting at its own, so that the lanes of a
-  /// warp read different banks) and its spill; count x constant added to out[b] where it is not 0.
+  /// A barrier, then each counter word's four entries summed over the threads (thread tt starting at its own
+  /// column, so that the lanes of a warp read different banks); count x constant added to out where not 0.
   template <class Block>
-  CALM_HD void merge_into(Block const& blk, std::uint32_t const* words, std::uint64_t const* spill) const {
+  CALM_HD void merge_into(Block const& blk, std::uint32_t const* words) const {
     blk.sync();
-    index_t const bins = layout.bins, threads = layout.threads;
+    index_t const bins = layout.bins, threads = layout.threads, row_words = layout.words_per_thread();
     using U = std::make_unsigned_t<T>;
     U const each = static_cast<U>(values.value);
-    for (index_t base = 0; base < bins; base += blk.threads())
+    for (index_t base = 0; base < row_words; base += blk.threads())
       blk.for_each_warp([&](auto const& w, auto t) {
-        auto const b = map([base](int tt) { return base + tt; }, t);
-        when(w, map([bins](index_t x) { return x < bins; }, b), [&](auto const& l) {
-          auto total = load(l, spill, b);
-          auto const shift = map([](index_t x) { return static_cast<unsigned>(x & 3) * 8u; }, b);
+        auto const row = map([base](int tt) { return base + tt; }, t);
+        when(w, map([row_words](index_t x) { return x < row_words; }, row), [&](auto const& l) {
+          auto total = map([](index_t) { return count4{}; }, row);
           for (index_t j = 0; j < threads; ++j) {
-            auto const at = map([j, threads](index_t x, int tt) { return (x >> 2) * threads + ((j + tt) & (threads - 1)); }, b, t);
-            total = map([](std::uint64_t s, std::uint32_t x, unsigned sh) { return s + ((x >> sh) & 0xFFu); }, total, load(l, words, at), shift);
+            auto const at = map([j, threads](index_t x, int tt) { return x * threads + ((j + tt) & (threads - 1)); }, row, t);
+            total = map([](count4 c, std::uint32_t x) { return c.add(x); }, total, load(l, words, at));
           }
-          when(l, map([](std::uint64_t s) { return s != 0; }, total), [&](auto const& u) {
-            atomic_update(u, plus{}, scope::device{}, map([o = out](index_t x) { return o + x; }, b),
-                          map([each](std::uint64_t s) { return static_cast<T>(static_cast<U>(s) * each); }, total));
-          });
+          for (int q = 0; q < 4; ++q) {
+            auto const b = map([q](index_t x) { return 4 * x + q; }, row);
+            auto const sum = map([q](count4 c) { return c.part[q]; }, total);
+            when(l, map([bins](index_t x, std::uint32_t s) { return x < bins && s != 0; }, b, sum), [&](auto const& u) {
+              atomic_update(u, plus{}, scope::device{}, map([o = out](index_t x) { return o + x; }, b),
+                            map([each](std::uint32_t s) { return static_cast<T>(static_cast<U>(s) * each); }, sum));
+            });
+          }
         });
       });
   }
+
+  /// Four entries' sums of 8-bit counters (at most 1,024 threads x 255: 32 bits hold them).
+  struct count4 {
+    std::uint32_t part[4] = {0, 0, 0, 0};
+    CALM_HD count4 add(std::uint32_t x) const {
+      count4 c;
+      for (int q = 0; q < 4; ++q) c.part[q] = part[q] + ((x >> (8 * q)) & 0xFFu);
+      return c;
+    }
+  };
 };
 
 }  // namespace detail

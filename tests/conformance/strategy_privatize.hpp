@@ -306,7 +306,7 @@ TEST_CASE("privatize_scatter: unaligned keys, keys outside the table, the larges
   check_privatize<calm::plus, std::uint32_t>(kind, 50000, 1000, {1, 0, calm::copy_mapping::cyclic, 256}, calm::adaptive_merge{0.0f, 0.0f}, false);
 }
 
-TEST_CASE("privatize_scatter<thread_counters>: key kinds and types, tables up to 256 entries, counters past 255", "[strategy][privatize]") {
+TEST_CASE("privatize_scatter<thread_counters>: key kinds and types, tables up to 256 entries, more keys than a counter holds", "[strategy][privatize]") {
   using namespace calm_test;
   keys_kind const kind = GENERATE(from_range(all_key_kinds()));
   index_t const bins = GENERATE(1, 7, 100, 256);
@@ -317,8 +317,8 @@ TEST_CASE("privatize_scatter<thread_counters>: key kinds and types, tables up to
     check_privatize<calm::plus, std::int64_t, std::int32_t>(kind, n, bins, {0, -1, calm::copy_mapping::cyclic, 32}, tc, false, true);
   }
   check_privatize<calm::plus, std::uint64_t, std::uint32_t>(kind, 9999, bins, {0, -1, calm::copy_mapping::cyclic, 128}, tc, false, true, 1);
-  // enough items that one thread counts past 255 on one entry: the host runs few threads (a block's lanes on
-  // one), a GPU many more
+  // more items on one entry than a thread's counter holds: a launch that let a thread count past 255 (too few
+  // blocks) fails here; the host runs few threads (a block's lanes on one), a GPU many more
   if (kind == keys_kind::one || kind == keys_kind::hot) {
     index_t const many = exec::thread_tables ? 300007 : (index_t(1) << 26) + 3;
     check_privatize<calm::plus, std::uint32_t, std::uint8_t>(kind, many, bins, {0, -1, calm::copy_mapping::cyclic, 32}, tc, false, true);
