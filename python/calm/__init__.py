@@ -217,18 +217,32 @@ class Plan:
         return out
 
 
+# The C++ plans of the last free calls, by shape, stream and device (as torch keeps cuFFT's plans): a free call
+# of a shape met before makes none. A plan is taken out while it runs, so no two threads run one at once.
+_free_plans = {}
+_FREE_PLANS_KEPT = 16
+
+
 def _once(lib, keys, out, values=None, reduce="count"):
     """Plan(keys, out, values, reduce)(keys, out, values) for a free call, keys already as _keys makes them, where
-    the plan needs no int32 table of its own (not int64 counts): the C++ plan made and run, no Python plan."""
+    the plan needs no int32 table of its own (not int64 counts): a C++ plan (kept for the next call of its
+    shape) run, no Python plan."""
     if len(out.shape) != 1:
         raise ValueError(f"calm: out must be one-dimensional, has shape {tuple(out.shape)}")
     if type(out).__module__.split(".")[0] != lib.name:
         lib = _Lib(out)  # as a Plan: out's library gives the stream and reads every array
     stream = lib.stream(out)
     counts = reduce == "count"
-    plan = _calm.Plan("sum" if counts else reduce, lib.dtype_name(keys), lib.dtype_name(out), counts, keys.shape[0], out.shape[0], stream, False)
+    shape = ("sum" if counts else reduce, lib.dtype_name(keys), lib.dtype_name(out), counts, keys.shape[0], out.shape[0], stream)
+    where = (shape, _calm.current_device())
+    plan = _free_plans.pop(where, None)
+    if plan is None:
+        plan = _calm.Plan(*shape, False)
     vc = None if values is None else lib.capsule(lib.contiguous(values), stream)
     plan.run(lib.capsule(keys, stream), vc, lib.capsule(out, stream))
+    _free_plans[where] = plan  # the newest last: the oldest goes first
+    if len(_free_plans) > _FREE_PLANS_KEPT:
+        del _free_plans[next(iter(_free_plans))]
     return out
 
 

@@ -174,5 +174,6 @@ PYBIND11_MODULE(_calm, m) {
            "(\"automatic\" where the device chose and wait is False).")
       .def("seconds_per_run", &python_plan::seconds_per_run, py::arg("keys"), py::arg("values"), py::arg("out"), py::arg("repeats"),
            "Runs the plan `repeats` times from C++ (the last run waited for) and returns the seconds per run: a call's cost without Python.");
+  m.def("current_device", &calm_python::current_device, "The device a plan made now is made on (0 on the host).");
   calm_python::add_scatter_rows(m);
 }

@@ -321,3 +321,29 @@ def test_keys_and_out_of_two_libraries():
     table = np.zeros(4, np.float32)
     calm.scatter(torch.ones(4), torch.tensor([0, 1, 1, 3]), out=table)
     assert table.tolist() == [1.0, 2.0, 0.0, 1.0]
+
+
+def test_free_calls_of_one_shape_again_and_again_and_of_many_shapes():
+    """A free call keeps its plan for the next call of its shape (at most 16 kept): new keys, new and reused
+    out arrays, other ops and sizes in between, each call exact."""
+    rng = rng_for("kept plans")
+    for lib in LIBS:
+        out = to_lib(lib, np.zeros(50, np.int32))
+        want = np.zeros(50, np.int64)
+        for r in range(5):
+            keys = rng.integers(0, 60, 1000 + r % 2)  # two shapes in turn, keys outside the table too
+            calm.histogram(to_lib(lib, keys), 50, out=out)
+            want += np.bincount(keys[keys < 50], minlength=50)
+            np.testing.assert_array_equal(to_numpy(out), want)
+            fresh = to_lib(lib, np.zeros(50, np.int32))
+            np.testing.assert_array_equal(to_numpy(calm.histogram(to_lib(lib, keys), 50, out=fresh)), np.bincount(keys[keys < 50], minlength=50))
+            src = rng.random(len(keys)).astype(np.float32)
+            got = calm.scatter(to_lib(lib, src), to_lib(lib, keys), out=to_lib(lib, np.zeros(50, np.float32)), reduce="max")
+            ref = np.zeros(50, np.float32)
+            np.maximum.at(ref, keys[keys < 50], src[keys < 50])
+            np.testing.assert_array_equal(to_numpy(got), ref)
+        for size in range(1, 40):  # more shapes than are kept
+            keys = rng.integers(0, size, 100)
+            np.testing.assert_array_equal(to_numpy(calm.histogram(to_lib(lib, keys), size, out=to_lib(lib, np.zeros(size, np.int32)))),
+                                          np.bincount(keys, minlength=size))
+        assert 0 < len(calm._free_plans) <= calm._FREE_PLANS_KEPT
