@@ -10,6 +10,7 @@
 #include "../../core/config.hpp"
 #include "../../core/ops.hpp"
 #include "../../core/scope.hpp"
+#include "../block/block_stream.hpp"
 #include "../block/private_table.hpp"
 #include "../block/run_merge.hpp"
 #include "../warp/group_reduce.hpp"
@@ -43,30 +44,42 @@ CALM_HD void for_block_items(Block const& blk, index_t begin, index_t end, F con
     });
 }
 
-/// An item's entry in the table (lane values; 0 where it lies outside) and whether it lies inside.
-template <class E, class In>
-struct partition_entry {
-  E entry;
-  In in;
+/// Values a pass streams beside its keys without reading them: their alignment alone decides, as for the pass
+/// that reads them, which items load in chunks, so that both passes give each block the same items.
+template <class T>
+struct values_unread {
+  T const* p;
 };
-
-/// The entry of each item's key, and whether it lies in [0, bins) for an item that `has`; `any`:
-/// whether some lane's does.
-template <class Warp, class K, class KeyMap, class H, class I>
-CALM_HD auto partition_key(Warp const& w, K const* keys, KeyMap const& key_map, index_t bins, H const& has, I const& i, bool& any) {
-  auto const key = map_keys(w, key_map, load(w, keys, i));
-  auto const in = map([bins](bool h, index_t k) { return h && k >= 0 && k < bins; }, has, key);
-  any = ballot(w, in) != 0;
-  auto const entry = select(in, key, index_t(0));
-  return partition_entry<std::decay_t<decltype(entry)>, std::decay_t<decltype(in)>>{entry, in};
+template <class T>
+CALM_HD values_unread<T> advanced(values_unread<T> const& v, index_t items) {
+  return {v.p + items};
+}
+template <int Vec, class T>
+CALM_HD bool whole_chunks(values_unread<T> const& v) {
+  return whole_chunks<Vec>(v.p);
+}
+template <int Vec, class Warp, class T, class I>
+CALM_HD same_value<T> load_chunk(Warp const&, values_unread<T> const&, I const&) {
+  return {T()};
+}
+/// What the counting pass streams for values VS: nothing read in either case.
+template <class T>
+CALM_HD same_value<T> unread(same_value<T> const& v) {
+  return v;
+}
+template <class T>
+CALM_HD values_unread<T> unread(T const* p) {
+  return {p};
 }
 
-/// Pass 1: block b counts its slice's items per range in block-local counters (ranges x 4 bytes of
-/// scratch) and writes them to counts[r * blocks + b]. A warp's items of one range add once (peer_reduce
-/// over the range): with a few ranges a block's lanes would otherwise queue on a few counters.
-template <class K, class KeyMap>
+/// Pass 1: block b counts its items (stream_items_with_state's tiles of this block, as pass 3 meets them) per
+/// range in block-local counters (ranges x 4 bytes of scratch) and writes them to counts[r * blocks + b]. A warp's
+/// items of one range add once (peer_reduce over the range): with a few ranges a block's lanes would otherwise
+/// queue on a few counters.
+template <int Vec, class K, class VS, class KeyMap>
 struct partition_count_program {
   K const* keys;
+  VS vals;  ///< values_unread or a same_value: streamed for their alignment, never read
   KeyMap key_map;
   partition_shape s;
   index_t* counts;
@@ -78,16 +91,17 @@ struct partition_count_program {
       when(w, has, [&](auto const& l) { store(l, c, r, std::uint32_t(0)); });
     });
     blk.sync();
-    index_t begin, end;
-    slice_range(s.n, s.blocks, blk.index(), begin, end);
     int const shift = s.shift;
-    for_block_items(blk, begin, end, [&](auto const& w, auto const& has, auto const& i) {
-      bool any = false;
-      auto const ki = partition_key(w, keys, key_map, s.bins, has, i, any);
-      if (!any) return;
-      auto const range = map([shift](index_t k) { return static_cast<std::uint32_t>(k >> shift); }, ki.entry);
-      when(w, ki.in, [&](auto const& l) { update_keyed(l, plus{}, scope::block_local{}, c + range, range, constant(std::uint32_t(1)), peer_reduce{}); });
-    });
+    index_t const bins = s.bins;
+    stream_items_with_state<Vec, false>(
+        blk, keys, vals, s.n, [](auto const&, auto const&) { return 0; },
+        [&](auto const& w, auto const&, int, int, auto const& k, auto const&) {
+          auto const entry = map_keys(w, key_map, k);
+          when(w, map([bins](index_t x) { return x >= 0 && x < bins; }, entry), [&](auto const& l) {
+            auto const range = map([shift](index_t x) { return static_cast<std::uint32_t>(x >> shift); }, entry);
+            update_keyed(l, plus{}, scope::block_local{}, c + range, range, constant(std::uint32_t(1)), peer_reduce{});
+          });
+        });
     blk.sync();
     index_t const b = blk.index(), blocks = s.blocks;
     index_t* const out = counts;
@@ -100,11 +114,11 @@ struct partition_count_program {
   }
 };
 
-/// Pass 3: block b puts its slice's items where the scan says, range by range: each item's entry in
-/// its range (32 bits) into slots and, unless every item adds the same value, its value into values. A
-/// warp's items of one range take their places with one fetch (warp-aggregated, as pass 1 counts).
-/// Scratch: ranges x (8 + 4) bytes (each range's start, then a cursor).
-template <class K, class VS, class T, class KeyMap>
+/// Pass 3: block b puts its items (the tiles pass 1 counted) where the scan says, range by range: each item's
+/// entry in its range (32 bits) into slots and, unless every item adds the same value, its value into values.
+/// A warp's items of one range take their places with one fetch (warp-aggregated, as pass 1 counts). Scratch:
+/// ranges x (8 + 4) bytes (each range's start, then a cursor).
+template <int Vec, class K, class VS, class T, class KeyMap>
 struct partition_bucket_program {
   K const* keys;
   VS vals;
@@ -127,29 +141,30 @@ struct partition_bucket_program {
       });
     });
     blk.sync();
-    index_t begin, end;
-    slice_range(s.n, s.blocks, blk.index(), begin, end);
     int const shift = s.shift;
-    index_t const low = s.range_entries - 1;
-    for_block_items(blk, begin, end, [&](auto const& w, auto const& has, auto const& i) {
-      bool any = false;
-      auto const ki = partition_key(w, keys, key_map, s.bins, has, i, any);
-      if (!any) return;
-      auto const range = map([shift](index_t k) { return k >> shift; }, ki.entry);
-      when(w, ki.in, [&](auto const& l) {
-        auto const offset = fetch_update(l, plus{}, scope::block_local{}, cursor + range, constant(std::uint32_t(1)), peer_reduce{});
-        auto const at = map([](index_t s0, std::uint32_t o) { return s0 + static_cast<index_t>(o); }, load(l, start, range), offset);
-        store(l, slots, at, map([low](index_t k) { return static_cast<std::uint32_t>(k & low); }, ki.entry));
-        if constexpr (!is_same_value<VS>::value) store(l, values, at, map([](auto x) { return static_cast<T>(x); }, load(l, vals, i)));
-      });
-    });
+    index_t const low = s.range_entries - 1, bins = s.bins;
+    std::uint32_t* const out_slots = slots;
+    T* const out_values = values;
+    stream_items_with_state<Vec, false>(
+        blk, keys, vals, s.n, [](auto const&, auto const&) { return 0; },
+        [&](auto const& w, auto const&, int, int, auto const& k, auto const& v) {
+          auto const entry = map_keys(w, key_map, k);
+          when(w, map([bins](index_t x) { return x >= 0 && x < bins; }, entry), [&](auto const& l) {
+            auto const range = map([shift](index_t x) { return x >> shift; }, entry);
+            auto const offset = fetch_update(l, plus{}, scope::block_local{}, cursor + range, constant(std::uint32_t(1)), peer_reduce{});
+            auto const at = map([](index_t s0, std::uint32_t o) { return s0 + static_cast<index_t>(o); }, load(l, start, range), offset);
+            store(l, out_slots, at, map([low](index_t x) { return static_cast<std::uint32_t>(x & low); }, entry));
+            if constexpr (!is_same_value<VS>::value) store(l, out_values, at, map([](auto x) { return static_cast<T>(x); }, v));
+          });
+        });
   }
 };
 
 /// Pass 4: the bucketed items split evenly over the blocks; each block folds each range's run of its
 /// part into a private table in block-local memory (one range's entries) and merges it into the table. A
 /// warp's items of one entry update it once (peer_reduce on the 4-byte entry: a hot key's lanes otherwise
-/// queue on one block-local address, float sums worst of all).
+/// queue on one block-local address, float sums worst of all). Each thread loads loads_in_flight items
+/// before it updates.
 template <class Op, class VS, class T>
 struct partition_fill_program {
   Op op;
@@ -174,21 +189,44 @@ struct partition_fill_program {
       layout.bins = left < s.range_entries ? left : s.range_entries;
       private_table<T> const tab{blk.template scratch<T>(), layout, blk.threads()};
       tab.clear(blk, op);
-      T* const d = tab.data;
-      Op const o = op;
-      for_block_items(blk, a, e, [&](auto const& w, auto const& has, auto const& i) {
-        auto const slot = load(w, slots, i);
-        auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot);
-        if constexpr (is_same_value<VS>::value) {
-          when(w, has, [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot, vals, peer_reduce{}); });
-        } else {
-          auto const v = load(w, values, i);
-          when(w, has, [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot, v, peer_reduce{}); });
-        }
-      });
+      fill_range(blk, tab.data, a, e);
       tab.merge_into(blk, op, scope::device{}, table + r * s.range_entries);
       blk.sync();  // the merge's reads done before the next range clears the table
     }
+  }
+
+  /// The bucketed items [a, e) into the private table d: each thread loads loads_in_flight of them, then updates.
+  template <class Block>
+  CALM_HD void fill_range(Block const& blk, T* d, index_t a, index_t e) const {
+    constexpr int U = loads_in_flight;
+    index_t const threads = blk.threads();
+    Op const o = op;
+    for (index_t base = a; base < e; base += threads * U)
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const i0 = map([base](int x) { return base + static_cast<index_t>(x); }, t);
+        auto const first = map([e](index_t x) { return x < e; }, i0);
+        decltype(load(w, slots, i0)) slot[U];
+        std::decay_t<decltype(first)> has[U];
+        CALM_UNROLL for (int u = 0; u < U; ++u) {
+          auto const i = map([u, threads](index_t x) { return x + u * threads; }, i0);
+          has[u] = map([e](index_t x) { return x < e; }, i);
+          slot[u] = load(w, slots, select(has[u], i, a));
+        }
+        if constexpr (is_same_value<VS>::value) {
+          CALM_UNROLL for (int u = 0; u < U; ++u) {
+            auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot[u]);
+            when(w, has[u], [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot[u], vals, peer_reduce{}); });
+          }
+        } else {
+          decltype(load(w, values, i0)) value[U];
+          CALM_UNROLL for (int u = 0; u < U; ++u)
+            value[u] = load(w, values, select(has[u], map([u, threads](index_t x) { return x + u * threads; }, i0), a));
+          CALM_UNROLL for (int u = 0; u < U; ++u) {
+            auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot[u]);
+            when(w, has[u], [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot[u], value[u], peer_reduce{}); });
+          }
+        }
+      });
   }
 };
 

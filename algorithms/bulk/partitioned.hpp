@@ -64,7 +64,7 @@ partition_plan plan_partitioned(index_t n, index_t bins, bool counting, partitio
   });
   // counting and bucketing: enough blocks to fill the device, each at most 2^31 items (32-bit counters)
   index_t const resident = std::max<index_t>(1, ex.resident_blocks_hint());
-  index_t const tile = static_cast<index_t>(p.threads) * 4;
+  index_t const tile = static_cast<index_t>(p.threads) * detail::loads_in_flight * 4;  // a tile of 4-item chunks
   p.bucket_blocks = std::max<index_t>({index_t(1), std::min<index_t>(2 * resident, (n + tile - 1) / tile), n >> 31});
   // the privatized pass: each block clears and merges one range per run of its part, so a part
   // should hold at least a range's worth of items
@@ -89,12 +89,14 @@ void launch_partitioned(Op op, K const* keys, VS const& vals, index_t n, T* tabl
   T* const bucket_values = plan.values_at > 0 ? ws.template at<T>(plan.values_at) : nullptr;
   partition_shape const shape{n, bins, plan.shift, plan.ranges, plan.bucket_blocks, plan.range_entries};
   std::size_t const counters = static_cast<std::size_t>(plan.ranges) * (sizeof(index_t) + sizeof(std::uint32_t));
-  ex.for_each_block(plan.bucket_blocks, plan.threads, counters, partition_count_program<K, KeyMap>{keys, key_map, shape, counts});
+  constexpr int vec = chunk_items<Exec, K, VS>();  // passes 1 and 3 stream the same tiles: each block meets the same items
+  using unread_values = decltype(unread(vals));
+  ex.for_each_block(plan.bucket_blocks, plan.threads, counters, partition_count_program<vec, K, unread_values, KeyMap>{keys, unread(vals), key_map, shape, counts});
   index_t const m = plan.ranges * plan.bucket_blocks;  // the counts to exclusive sums, their total to counts[m]: one block
   using W = typename Exec::warp_type;
   ex.for_each_block(1, exclusive_scan_threads<W>, exclusive_scan_bytes<W>, exclusive_scan_program{counts, m, counts + m});
   ex.for_each_block(plan.bucket_blocks, plan.threads, counters,
-                    partition_bucket_program<K, VS, T, KeyMap>{keys, vals, key_map, shape, counts, slots, bucket_values});
+                    partition_bucket_program<vec, K, VS, T, KeyMap>{keys, vals, key_map, shape, counts, slots, bucket_values});
   private_layout layout;
   layout.bins = std::min(plan.range_entries, bins);
   ex.for_each_block(plan.fill_blocks, plan.threads, layout.template bytes<T>(),

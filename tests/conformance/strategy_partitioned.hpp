@@ -8,21 +8,27 @@
 
 namespace calm_test {
 
+/// key_offset, value_offset: the keys and values start that many items into their buffers (off a chunk's
+/// alignment: items before the first chunk; values off the keys' alignment: every item one by one).
 template <class Op, class T, class K = std::uint32_t>
-void check_partitioned(keys_kind kind, index_t n, index_t bins, calm::partition_options opt = {}, bool weighted = true, bool stray = false) {
+void check_partitioned(keys_kind kind, index_t n, index_t bins, calm::partition_options opt = {}, bool weighted = true, bool stray = false,
+                       index_t key_offset = 0, index_t value_offset = 0) {
   auto g = rng(7919 + static_cast<int>(kind) * 23 + n + bins * 3 + opt.range_entries);
-  auto keys = table_keys<K>(n, kind, bins, g, stray);
-  auto vals = random_operands<Op, T>(n, g);
+  auto keys = table_keys<K>(n + key_offset, kind, bins, g, stray);
+  auto vals = random_operands<Op, T>(n + value_offset, g);
   auto init = random_operands<Op, T>(bins, g);
   buffer<K> dkeys(keys);
   buffer<T> dvals(vals), table(init);
+  keys.erase(keys.begin(), keys.begin() + key_offset);
+  vals.erase(vals.begin(), vals.begin() + value_offset);
+  K const* const pk = dkeys.data() + key_offset;
   INFO("partitioned: " << to_string(kind) << ", n " << n << ", bins " << bins << ", range entries " << opt.range_entries << ", threads "
-                       << opt.threads << ", weighted " << weighted << ", stray " << stray);
+                       << opt.threads << ", weighted " << weighted << ", stray " << stray << ", offsets " << key_offset << " " << value_offset);
   if (weighted) {
-    calm::partitioned_scatter(Op{}, dkeys.data(), static_cast<T const*>(dvals.data()), n, table.data(), bins, opt, exec{});
+    calm::partitioned_scatter(Op{}, pk, static_cast<T const*>(dvals.data()) + value_offset, n, table.data(), bins, opt, exec{});
   } else {
     T const one = vals.empty() ? T(1) : vals[0];
-    calm::partitioned_scatter(Op{}, dkeys.data(), calm::constant(one), n, table.data(), bins, opt, exec{});
+    calm::partitioned_scatter(Op{}, pk, calm::constant(one), n, table.data(), bins, opt, exec{});
     std::fill(vals.begin(), vals.end(), one);
   }
   synchronize();
@@ -53,6 +59,13 @@ TEST_CASE("partitioned_scatter: 8-byte values, narrow keys, block sizes, the pla
   check_partitioned<calm::bit_xor, std::uint64_t, std::uint16_t>(keys_kind::runs, 20011, 9001, {256, threads});
   check_partitioned<calm::min, std::int64_t, std::int64_t>(keys_kind::uniform_many, 20011, 9001, {1024, threads}, true, true);
   check_partitioned<calm::plus, std::uint64_t, std::uint8_t>(keys_kind::uniform_many, 20011, 256, {16, threads}, false, true);
+  // keys off their chunks (a head of single items), values off the keys' alignment (every item one by one): the
+  // counting and bucketing passes must still give each block the same items
+  for (index_t key_offset : {1, 3})
+    for (index_t value_offset : {0, 1, 2}) {
+      check_partitioned<calm::plus, float>(keys_kind::hot, 20011, 9001, {128, threads}, true, false, key_offset, value_offset);
+      check_partitioned<calm::max, std::int32_t, std::int32_t>(keys_kind::uniform_many, 70001, 100003, {1024, threads}, true, true, key_offset, value_offset);
+    }
 
   // the plan: ranges over the table, the workspace (counts, then an entry and, weighted, a value per item)
   calm::partition_plan const p = calm::plan_partitioned<float>(100000, 100003, false, {1024, 0}, exec{});
