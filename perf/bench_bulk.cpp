@@ -18,6 +18,7 @@
 //   CALM_BULK_SET=fresh   bulk/fresh/...    7 families of perf/fresh_keys.hpp x 4 table sizes (256 to 2^20) x histogram
 //                                           and float scatter, 2^26 keys: final evaluations only, never fitted or tuned on
 //   CALM_BULK_SET=unseen  bulk/unseen/...   the same for perf/fresh_keys.hpp's 3 other families (unseen_families)
+//   CALM_BULK_SET=final   bulk/final/...    the same for its 4 families of the final evaluation (final_families)
 //   CALM_BULK_SET=list    bulk/<set>/...    the inputs the file CALM_BULK_LIST names, one per line:
 //                                           "set workload distribution bins log2_keys" (fit_tree.py --list-fitting
 //                                           writes the training inputs whose table fits a block)
@@ -580,6 +581,8 @@ void register_set(std::string const& set, std::vector<std::string> const& dists,
     register_set(set, fresh_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
   } else if (set == "unseen") {  // the other families for final evaluations only (perf/fresh_keys.hpp)
     register_set(set, unseen_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
+  } else if (set == "final") {  // the families of the choice's final evaluation (perf/fresh_keys.hpp)
+    register_set(set, final_families(), {256, 4096, 65536, 1u << 20}, {ln + 1}, false);
   } else if (set == "list") {
     char const* path = std::getenv("CALM_BULK_LIST");
     std::ifstream in(path ? path : "");

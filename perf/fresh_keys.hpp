@@ -35,10 +35,25 @@ inline std::vector<std::string> const& unseen_families() {
   return names;
 }
 
+/// Families for the final evaluation of the choice (CALM_BULK_SET=final), written before the changes they will
+/// judge; the fresh and unseen families above were measured in the evaluations of 2026-12-03/04 and guide work since:
+///   kmers      k-mer ids of a genome-like sequence (2-bit bases, one segment of 1,024 in 8 a copy of an earlier
+///              one), each key the last k bases (4^k entries): consecutive keys are shifts of each other
+///   embedgrad  the rows an embedding's gradient touches, batch after batch: 512 token ids a batch (P(r) ~ 1/(r + 1)),
+///              deduplicated and sorted, as frameworks coalesce them before the update
+///   deposit    particle-in-cell deposition: particles sorted by cell of a square grid, each moved by up to a cell
+///              since the sort, each adding to its cell, the one to its right and the two below
+///   reuse      accesses with temporal locality: a key repeats the key of d accesses before (d geometric, mean 64)
+///              with probability 0.7, else a new uniform key
+inline std::vector<std::string> const& final_families() {
+  static std::vector<std::string> const names = {"kmers", "embedgrad", "deposit", "reuse"};
+  return names;
+}
+
 inline bool is_fresh_family(std::string const& name) {
-  auto const& f = fresh_families();
-  auto const& u = unseen_families();
-  return std::find(f.begin(), f.end(), name) != f.end() || std::find(u.begin(), u.end(), name) != u.end();
+  for (auto const* set : {&fresh_families(), &unseen_families(), &final_families()})
+    if (std::find(set->begin(), set->end(), name) != set->end()) return true;
+  return false;
 }
 
 /// n keys of the fresh family `name` below `bins`, from the random stream next() (splitmix64's).
@@ -123,6 +138,55 @@ std::vector<std::uint32_t> fresh_keys(std::size_t n, std::uint32_t bins, std::st
         key = static_cast<std::uint32_t>(next() % bins);
       }
       x = key;
+    }
+  } else if (name == "kmers") {
+    std::uint32_t mask = 0;
+    while (static_cast<std::uint64_t>(mask) * 4 + 3 < bins) mask = mask * 4 + 3;  // 4^k - 1 < bins
+    std::vector<std::uint8_t> bases(n);
+    std::uint32_t key = 0;
+    std::size_t from = 0;
+    bool copying = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 1024 == 0) {
+        copying = i >= 1024 && next() % 8 == 0;
+        from = copying ? static_cast<std::size_t>(next() % (i - 1023)) : 0;
+      }
+      bases[i] = copying ? bases[from++] : static_cast<std::uint8_t>(next() & 3);
+      key = ((key << 2) | bases[i]) & mask;
+      k[i] = key;
+    }
+  } else if (name == "embedgrad") {
+    std::vector<std::uint32_t> batch;
+    for (std::size_t i = 0; i < n;) {
+      batch.clear();
+      for (int j = 0; j < 512; ++j) batch.push_back(static_cast<std::uint32_t>(log_uniform(static_cast<double>(bins) + 1.0) % bins));
+      std::sort(batch.begin(), batch.end());
+      batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
+      for (std::size_t j = 0; j < batch.size() && i < n; ++j) k[i++] = batch[j];
+    }
+  } else if (name == "deposit") {
+    auto const side = static_cast<std::uint32_t>(std::max(1.0, std::floor(std::sqrt(static_cast<double>(bins)) + 1e-9)));
+    std::uint64_t const cells = static_cast<std::uint64_t>(side) * side, particles = (n + 3) / 4;
+    for (std::size_t p = 0; p < particles; ++p) {
+      auto const c = static_cast<std::uint32_t>(p * cells / particles);  // sorted by cell
+      std::uint32_t x = c % side, y = c / side;
+      std::uint64_t const r = next();
+      if (r % 3 == 0 && x > 0) --x;
+      if (r % 5 == 0 && x + 1 < side) ++x;
+      if ((r >> 8) % 3 == 0 && y > 0) --y;
+      if ((r >> 8) % 5 == 0 && y + 1 < side) ++y;
+      std::uint32_t const at[4] = {y * side + x, y * side + std::min(x + 1, side - 1), std::min(y + 1, side - 1) * side + x,
+                                   std::min(y + 1, side - 1) * side + std::min(x + 1, side - 1)};
+      for (int j = 0; j < 4 && 4 * p + j < n; ++j) k[4 * p + j] = at[j] % bins;
+    }
+  } else if (name == "reuse") {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i > 0 && unit() < 0.7) {
+        auto const d = static_cast<std::size_t>(-std::log(1.0 - unit()) * 64.0) + 1;
+        k[i] = k[i - std::min(d, i)];
+      } else {
+        k[i] = static_cast<std::uint32_t>(next() % bins);
+      }
     }
   } else {  // strided
     std::uint32_t cols = 1;
