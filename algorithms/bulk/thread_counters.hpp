@@ -42,13 +42,14 @@ constexpr int thread_counters_chunk() {
 
 /// Block-local memory of thread counters: one 8-bit counter per entry and thread, four to a 32-bit word, word w
 /// of thread t at w * threads + t (a warp's words in 32 banks), the counter of entry bins (the table's size) the
-/// one of keys outside the table.
+/// one of keys outside the table; then the block's 32-bit total of each entry.
 struct thread_counters_layout {
   index_t bins = 0;
   int threads = 0;  ///< a power of two
   CALM_HD constexpr index_t words_per_thread() const { return (bins + 1 + 3) / 4; }
   CALM_HD constexpr index_t counter_words() const { return words_per_thread() * threads; }
-  constexpr std::size_t bytes() const { return static_cast<std::size_t>(counter_words()) * 4; }
+  /// The counters, then a 32-bit total per entry (the merge's).
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(counter_words() + bins) * 4; }
   /// Blocks for n items loaded in chunks of vec: each takes at most as many of stream_items_with_state's tiles
   /// as keep a thread within thread_counters_max_items (one item outside the whole chunks besides).
   constexpr index_t blocks_for(index_t n, int vec) const {
@@ -119,7 +120,7 @@ struct thread_counters_program {
 
   template <class Block>
   CALM_HD void clear(Block const& blk, std::uint32_t* words) const {
-    index_t const count = layout.counter_words();
+    index_t const count = layout.counter_words() + layout.bins;  // the counters, then the block's totals
     for (index_t base = 0; base < count; base += blk.threads())
       blk.for_each_warp([&](auto const& w, auto t) {
         auto const e = map([base](int tt) { return base + tt; }, t);
@@ -128,31 +129,49 @@ struct thread_counters_program {
     blk.sync();
   }
 
-  /// A barrier, then each counter word's four entries summed over the threads (thread tt starting at its own
-  /// column, so that the lanes of a warp read different banks); count x constant added to out where not 0.
+  /// A barrier; each counter word's four entries summed over a part of the threads (parts: a power of two, so
+  /// that every thread of the block has a word and a part; each lane starting at its own column, so that a
+  /// warp's lanes read different banks) into the block's totals; a barrier; each entry's total x constant added
+  /// to out where it is not 0.
   template <class Block>
-  CALM_HD void merge_into(Block const& blk, std::uint32_t const* words) const {
+  CALM_HD void merge_into(Block const& blk, std::uint32_t* words) const {
     blk.sync();
+    std::uint32_t* const totals = words + layout.counter_words();
     index_t const bins = layout.bins, threads = layout.threads, row_words = layout.words_per_thread();
-    using U = std::make_unsigned_t<T>;
-    U const each = static_cast<U>(values.value);
-    for (index_t base = 0; base < row_words; base += blk.threads())
+    index_t parts = 1;
+    while (parts * 2 * row_words <= blk.threads() && parts * 2 <= threads) parts *= 2;
+    index_t const columns = threads / parts, jobs = row_words * parts;
+    for (index_t base = 0; base < jobs; base += blk.threads())
       blk.for_each_warp([&](auto const& w, auto t) {
-        auto const row = map([base](int tt) { return base + tt; }, t);
-        when(w, map([row_words](index_t x) { return x < row_words; }, row), [&](auto const& l) {
+        auto const job = map([base](int tt) { return base + tt; }, t);
+        when(w, map([jobs](index_t x) { return x < jobs; }, job), [&](auto const& l) {
+          auto const row = map([row_words](index_t x) { return x % row_words; }, job);
+          auto const first = map([row_words, columns](index_t x) { return (x / row_words) * columns; }, job);
           auto total = map([](index_t) { return count4{}; }, row);
-          for (index_t j = 0; j < threads; ++j) {
-            auto const at = map([j, threads](index_t x, int tt) { return x * threads + ((j + tt) & (threads - 1)); }, row, t);
+          for (index_t j = 0; j < columns; ++j) {
+            auto const at = map([j, threads, columns](index_t r, index_t f, int tt) { return r * threads + f + ((j + tt) & (columns - 1)); }, row, first, t);
             total = map([](count4 c, std::uint32_t x) { return c.add(x); }, total, load(l, words, at));
           }
           for (int q = 0; q < 4; ++q) {
             auto const b = map([q](index_t x) { return 4 * x + q; }, row);
             auto const sum = map([q](count4 c) { return c.part[q]; }, total);
-            when(l, map([bins](index_t x, std::uint32_t s) { return x < bins && s != 0; }, b, sum), [&](auto const& u) {
-              atomic_update(u, plus{}, scope::device{}, map([o = out](index_t x) { return o + x; }, b),
-                            map([each](std::uint32_t s) { return static_cast<T>(static_cast<U>(s) * each); }, sum));
-            });
+            when(l, map([bins](index_t x, std::uint32_t v) { return x < bins && v != 0; }, b, sum),
+                 [&](auto const& u) { atomic_update(u, plus{}, scope::block_local{}, map([totals](index_t x) { return totals + x; }, b), sum); });
           }
+        });
+      });
+    blk.sync();
+    using U = std::make_unsigned_t<T>;
+    U const each = static_cast<U>(values.value);
+    for (index_t base = 0; base < bins; base += blk.threads())
+      blk.for_each_warp([&](auto const& w, auto t) {
+        auto const b = map([base](int tt) { return base + tt; }, t);
+        when(w, map([bins](index_t x) { return x < bins; }, b), [&](auto const& l) {
+          auto const sum = load(l, static_cast<std::uint32_t const*>(totals), b);
+          when(l, map([](std::uint32_t v) { return v != 0; }, sum), [&](auto const& u) {
+            atomic_update(u, plus{}, scope::device{}, map([o = out](index_t x) { return o + x; }, b),
+                          map([each](std::uint32_t v) { return static_cast<T>(static_cast<U>(v) * each); }, sum));
+          });
         });
       });
   }
