@@ -96,8 +96,10 @@ struct partition_count_program {
     stream_items_with_state<Vec, false>(
         blk, keys, vals, s.n, [](auto const&, auto const&) { return 0; },
         [&](auto const& w, auto const&, int, int, auto const& k, auto const&) {
-          auto const entry = map_keys(w, key_map, k);
-          when(w, map([bins](index_t x) { return x >= 0 && x < bins; }, entry), [&](auto const& l) {
+          auto const key = map_keys(w, key_map, k);
+          auto const in = map([bins](index_t x) { return x >= 0 && x < bins; }, key);
+          auto const entry = select(in, key, index_t(0));  // 0 in the lanes outside: their addresses are formed too
+          when(w, in, [&](auto const& l) {
             auto const range = map([shift](index_t x) { return static_cast<std::uint32_t>(x >> shift); }, entry);
             update_keyed(l, plus{}, scope::block_local{}, c + range, range, constant(std::uint32_t(1)), peer_reduce{});
           });
@@ -148,8 +150,10 @@ struct partition_bucket_program {
     stream_items_with_state<Vec, false>(
         blk, keys, vals, s.n, [](auto const&, auto const&) { return 0; },
         [&](auto const& w, auto const&, int, int, auto const& k, auto const& v) {
-          auto const entry = map_keys(w, key_map, k);
-          when(w, map([bins](index_t x) { return x >= 0 && x < bins; }, entry), [&](auto const& l) {
+          auto const key = map_keys(w, key_map, k);
+          auto const in = map([bins](index_t x) { return x >= 0 && x < bins; }, key);
+          auto const entry = select(in, key, index_t(0));  // 0 in the lanes outside: their addresses are formed too
+          when(w, in, [&](auto const& l) {
             auto const range = map([shift](index_t x) { return x >> shift; }, entry);
             auto const offset = fetch_update(l, plus{}, scope::block_local{}, cursor + range, constant(std::uint32_t(1)), peer_reduce{});
             auto const at = map([](index_t s0, std::uint32_t o) { return s0 + static_cast<index_t>(o); }, load(l, start, range), offset);
