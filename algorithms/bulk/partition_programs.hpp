@@ -22,9 +22,9 @@ namespace calm {
 namespace detail {
 
 /// What every pass of a partitioned scatter knows: n items into `bins` entries, in `ranges` ranges of
-/// range_entries = 2^shift entries; the counting and bucketing passes run `blocks` blocks, block b on
-/// slice b of the items (slice_range). counts[r * blocks + b]: block b's items of range r, then (after
-/// the scan) where they start in the bucketed arrays; counts[ranges * blocks]: the items bucketed.
+/// range_entries = 2^shift entries; the counting and bucketing passes run `blocks` blocks, each streaming the
+/// same tiles of the items in both (stream_items_with_state). counts[r * blocks + b]: block b's items of range
+/// r, then (after the scan) where they start in the bucketed arrays; counts[ranges * blocks]: the items bucketed.
 struct partition_shape {
   index_t n, bins;
   int shift;
