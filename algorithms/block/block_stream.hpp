@@ -62,6 +62,34 @@ template <int Vec, class T>
 CALM_HD bool whole_chunks(same_value<T> const&) {
   return true;
 }
+/// Values a pass streams beside its keys without reading them: their alignment alone decides, as for the pass
+/// that reads them, which items load in chunks, so that both passes give each block the same items.
+template <class T>
+struct values_unread {
+  T const* p;
+};
+template <class T>
+CALM_HD values_unread<T> advanced(values_unread<T> const& v, index_t items) {
+  return {v.p + items};
+}
+template <int Vec, class T>
+CALM_HD bool whole_chunks(values_unread<T> const& v) {
+  return whole_chunks<Vec>(v.p);
+}
+template <int Vec, class Warp, class T, class I>
+CALM_HD same_value<T> load_chunk(Warp const&, values_unread<T> const&, I const&) {
+  return {T()};
+}
+/// values as a pass streams them for their alignment alone (nothing read): a same_value as it is, a pointer unread.
+template <class T>
+CALM_HD same_value<T> unread(same_value<T> const& v) {
+  return v;
+}
+template <class T>
+CALM_HD values_unread<T> unread(T const* p) {
+  return {p};
+}
+
 template <class T>
 CALM_HD same_value<T> component(same_value<T> const& v, int) {
   return v;

@@ -44,34 +44,6 @@ CALM_HD void for_block_items(Block const& blk, index_t begin, index_t end, F con
     });
 }
 
-/// Values a pass streams beside its keys without reading them: their alignment alone decides, as for the pass
-/// that reads them, which items load in chunks, so that both passes give each block the same items.
-template <class T>
-struct values_unread {
-  T const* p;
-};
-template <class T>
-CALM_HD values_unread<T> advanced(values_unread<T> const& v, index_t items) {
-  return {v.p + items};
-}
-template <int Vec, class T>
-CALM_HD bool whole_chunks(values_unread<T> const& v) {
-  return whole_chunks<Vec>(v.p);
-}
-template <int Vec, class Warp, class T, class I>
-CALM_HD same_value<T> load_chunk(Warp const&, values_unread<T> const&, I const&) {
-  return {T()};
-}
-/// What the counting pass streams for values VS: nothing read in either case.
-template <class T>
-CALM_HD same_value<T> unread(same_value<T> const& v) {
-  return v;
-}
-template <class T>
-CALM_HD values_unread<T> unread(T const* p) {
-  return {p};
-}
-
 /// Pass 1: block b counts its items (stream_items_with_state's tiles of this block, as pass 3 meets them) per
 /// range in block-local counters (ranges x 4 bytes of scratch) and writes them to counts[r * blocks + b]. A warp's
 /// items of one range add once (peer_reduce over the range): with a few ranges a block's lanes would otherwise
@@ -209,26 +181,25 @@ struct partition_fill_program {
       blk.for_each_warp([&](auto const& w, auto t) {
         auto const i0 = map([base](int x) { return base + static_cast<index_t>(x); }, t);
         auto const first = map([e](index_t x) { return x < e; }, i0);
-        decltype(load(w, slots, i0)) slot[U];
         std::decay_t<decltype(first)> has[U];
+        std::decay_t<decltype(i0)> item[U];  // the lane's item, a where it has none
+        decltype(load(w, slots, i0)) slot[U];
         CALM_UNROLL for (int u = 0; u < U; ++u) {
           auto const i = map([u, threads](index_t x) { return x + u * threads; }, i0);
           has[u] = map([e](index_t x) { return x < e; }, i);
-          slot[u] = load(w, slots, select(has[u], i, a));
+          item[u] = select(has[u], i, a);
+          slot[u] = load(w, slots, item[u]);
         }
+        auto const update = [&](int u, auto const& v) {
+          auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot[u]);
+          when(w, has[u], [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot[u], v, peer_reduce{}); });
+        };
         if constexpr (is_same_value<VS>::value) {
-          CALM_UNROLL for (int u = 0; u < U; ++u) {
-            auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot[u]);
-            when(w, has[u], [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot[u], vals, peer_reduce{}); });
-          }
+          CALM_UNROLL for (int u = 0; u < U; ++u) update(u, vals);
         } else {
-          decltype(load(w, values, i0)) value[U];
-          CALM_UNROLL for (int u = 0; u < U; ++u)
-            value[u] = load(w, values, select(has[u], map([u, threads](index_t x) { return x + u * threads; }, i0), a));
-          CALM_UNROLL for (int u = 0; u < U; ++u) {
-            auto const at = map([d](std::uint32_t x) { return d + static_cast<index_t>(x); }, slot[u]);
-            when(w, has[u], [&](auto const& l) { update_keyed(l, o, scope::block_local{}, at, slot[u], value[u], peer_reduce{}); });
-          }
+          decltype(load(w, values, i0)) value[U];  // every load before the first update
+          CALM_UNROLL for (int u = 0; u < U; ++u) value[u] = load(w, values, item[u]);
+          CALM_UNROLL for (int u = 0; u < U; ++u) update(u, value[u]);
         }
       });
   }

@@ -16,6 +16,8 @@ int32, int64, float32 or float64.
     plan(keys, counts)
 """
 
+import atexit
+
 from . import _calm
 
 backend = _calm.backend
@@ -221,6 +223,7 @@ class Plan:
 # of a shape met before makes none. A plan is taken out while it runs, so no two threads run one at once.
 _free_plans = {}
 _FREE_PLANS_KEPT = 16
+atexit.register(_free_plans.clear)  # released while the device runtime and the arrays' streams still stand
 
 
 def _once(lib, keys, out, values=None, reduce="count"):
