@@ -13,7 +13,8 @@ namespace calm {
 /// How a plan of strategy::automatic chooses. estimate: the fitted tree (and, where it asks, statistics
 /// sampled from the keys) at every run. measure: the plan's first run, and the first after remeasure(),
 /// times the strategies automatic compiled for the plan's types that can take its table, on that run's
-/// keys into scratch, and every run from then on launches the fastest (no sampling).
+/// keys into scratch (within a budget of about 8 runs' device time), and every run from then on launches
+/// the fastest (no sampling).
 enum class plan_mode { estimate, measure };
 
 /// One strategy timed by a measuring run: its seconds on the first `items` keys, the most it was timed on
@@ -29,7 +30,7 @@ struct measurement {
   strategy chosen = strategy::automatic;  ///< the fastest; automatic: nothing measured (yet)
   int count = 0;                          ///< candidates timed: timed[0, count), the fastest of the last round first
   measured_candidate timed[strategy_count];  ///< the candidates, the chosen one first
-  double chosen_seconds = 0;  ///< the winner's seconds on all the keys (a run's cost from then on); 0 where no rival was left to time it so
+  double chosen_seconds = 0;  ///< the winner's seconds on all the keys (a run's cost from then on); 0 where no rival (or no budget) was left to time it so
   double seconds = 0;         ///< the measuring's whole cost (scratch, rounds, waits), beyond the run it ends in
 };
 
@@ -54,6 +55,10 @@ struct measure_rounds {
   /// of the n keys: keys are not uniform over an array (a stream changes, sorted runs, phases), and a
   /// prefix under a sixteenth of them is not taken for the whole unless the gap is wide.
   static constexpr double margin(index_t items, index_t n) { return items < n / 16 ? 4.0 : 1.0; }
+  /// The device time the whole measuring may spend, in runs of the best estimate on all the keys (below 10
+  /// plain calls with the host's waits): a round from the third on takes only the candidates of best
+  /// estimate whose predicted times fit what is left.
+  static constexpr double budget_runs = 8.0;
 };
 
 /// Where a candidate's time on n keys lies, from its timings t0 on m0 keys and t1 on m1 > m0 (m0 0: one
@@ -71,7 +76,8 @@ struct measured_range {
 };
 
 /// Times the strategies of `candidates` (bits, those that can take the call) in rounds of more keys
-/// (measure_rounds) and returns the fastest on all n keys (measurement::seconds left to the caller).
+/// (measure_rounds, within its budget) and returns the fastest on all n keys, or of best estimate where the
+/// budget left none to time on all of them (measurement::seconds left to the caller).
 /// time(strategies, count, items, seconds) launches each of strategies[0, count) over the first `items`
 /// keys into scratch and writes their device seconds.
 template <class Time>
@@ -84,14 +90,33 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
   for (int i = 0; i < strategy_count; ++i)
     if (reaches(candidates, static_cast<strategy>(i))) m.timed[m.count++].s = static_cast<strategy>(i);
   int left = m.count;
+  double spent = 0.0;  // the device seconds of every launch so far
+  auto const estimate = [&](measured_candidate const& c, index_t items) {
+    int const k = static_cast<int>(c.s);
+    return measured_range::of(before_items[k], before_seconds[k], c.items, c.seconds, items).estimate;
+  };
+  auto const cost = [&](int count, index_t items) {
+    double sum = 0.0;
+    for (int i = 0; i < count; ++i) sum += estimate(m.timed[i], items);
+    return sum;
+  };
   for (int r = 0; r < measure_rounds::count && left > 1; ++r) {
     index_t const items = measure_rounds::items(r, n);
     if (r > 0 && items == measure_rounds::items(r - 1, n)) continue;
+    if (r >= 2) {  // every candidate left has two timings: the budget (m.timed[0, left) are by estimate)
+      double const budget = measure_rounds::budget_runs * estimate(m.timed[0], n);
+      while (left > 1 && spent + cost(left, items) > budget) --left;
+      if (left == 1) break;
+    }
     for (int i = 0; i < left; ++i) live[i] = m.timed[i].s;
     // untimed, before the first round: every candidate's kernels loaded (a first launch also loads them), on
     // all the keys where one round takes them all, else on a few
-    if (r == 0) time(live, left, items == n ? n : std::min<index_t>(n, measure_rounds::warm_items), seconds);
+    if (r == 0) {
+      time(live, left, items == n ? n : std::min<index_t>(n, measure_rounds::warm_items), seconds);
+      for (int i = 0; i < left; ++i) spent += seconds[i];
+    }
     time(live, left, items, seconds);
+    for (int i = 0; i < left; ++i) spent += seconds[i];
     measured_range range[strategy_count];
     double best_high = 0.0;
     for (int i = 0; i < left; ++i) {  // m.timed[0, left) are the live candidates, in the order of `live`
