@@ -368,6 +368,7 @@ void stats_case(benchmark::State& state, input in) {
   state.counters["all_thread_level"] = s.all_thread_level;
   state.counters["clustering"] = s.clustering;
   state.counters["line_share"] = s.line_share;
+  state.counters["hot_share"] = s.hot_share;
   state.counters["value_bytes"] = sizeof(T);
   state.counters["is_float"] = std::is_floating_point<T>::value;
   state.counters["counting"] = in.workload == "hist_u32";

@@ -37,7 +37,7 @@ BLOCK_LOCAL = {"privatize", "privatize_peer_reduce", "privatize_adaptive"}
 # the features a tree may test (algorithms/choice/choose.hpp); the all-thread level is left out: calm finishes a
 # sampled choice on the device, where distinct keys are not counted
 FEATURES = ["log2_bins", "value_bytes", "is_float", "counting", "op_kind", "fits_block", "log2_copies", "log2_items", "warp_level",
-            "block_level", "clustering", "line_share", "line_repeats", "block_excess"]
+            "block_level", "clustering", "line_share", "line_repeats", "block_excess", "hot_share"]
 # what a leaf may pick: the strategies a choice finished on the device launches (algorithms/bulk/scatter.hpp,
 # device_choosable); vote_reduce was never the best by more than 3% on any input, nor was scan_reduce until
 # 781c507 kept its tile in registers (then up to 1.3x over peer_reduce on sorted keys into large tables): the
@@ -54,7 +54,7 @@ def replication_for(bins, elem, budget, max_copies):
     while r * 2 <= max_copies and r * 2 * (bins + 1) * elem <= budget:
         r *= 2
     return r
-SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share", "line_repeats", "block_excess"}
+SAMPLED = {"warp_level", "block_level", "all_thread_level", "clustering", "line_share", "line_repeats", "block_excess", "hot_share"}
 FLOOR = math.log(1 / 0.9)  # below 0.9x of the best costs extra
 LOOKAHEAD = 2  # static splits a node may look through before a split pays (1: one, as the trees before 2026-11-24's refit)
 GROW_MIN_LEAF = 3  # the fewest training inputs a leaf of a --grow subtree holds (--grow-min-leaf)
@@ -136,8 +136,9 @@ def read_file(path, inputs, auto_case):
             f["op_kind"] = 0.0
             for k in ["value_bytes", "is_float", "counting", "fits_block", "warp_level", "block_level", "all_thread_level", "clustering"]:
                 f[k] = float(b.get(k, 0.0))
-            if "line_share" in b:  # files from before it lack it: the fitter then does not test it
-                f["line_share"] = float(b["line_share"])
+            for k in ["line_share", "hot_share"]:  # files from before them lack them: the fitter then does not test them
+                if k in b:
+                    f[k] = float(b[k])
             copies = b.get("copies")
             if copies is None:
                 copies = replication_for(int(bins), int(f["value_bytes"]), H100_COPY_BUDGET, 8 if f["counting"] else 32) if f["fits_block"] else 0
@@ -174,7 +175,7 @@ def complete_inputs(inputs, sampling=None, sampled_path=None, features_from=()):
             rec["features"]["line_repeats"] = rec["line_repeats"]
         b = later.get((key[0], key[2], key[3], key[4]))
         if b is not None and "stats_time" in rec:
-            for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share"]:
+            for name in ["warp_level", "block_level", "all_thread_level", "clustering", "line_share", "hot_share"]:
                 if name in b:
                     rec["features"][name] = float(b[name])
     for rec in inputs.values():  # calm's feature::block_excess
@@ -400,6 +401,23 @@ def guarded(tree, leaf, feature, threshold, fallback, larger=False):
         return tree
     return dict(tree, left=guarded(tree["left"], leaf, feature, threshold, fallback, larger or tree["feature"] == "fits_block"),
                 right=guarded(tree["right"], leaf, feature, threshold, fallback, larger))
+
+
+def raised(tree, leaves, feature, threshold, target, integers=False, larger=False, is_float=None):
+    """The tree with each leaf of a strategy in `leaves` on a table larger than a block made a test of `feature`: above
+    `threshold` -> `target`, at most -> the leaf; with `integers`, only for integer tables (an is_float test first where
+    the path has not made one). A prior, not a fit: for what the training inputs do not show."""
+    if "leaf" in tree:
+        if not larger or STRATEGIES[tree["leaf"]] not in leaves or (integers and is_float == 1):
+            return tree
+        test = {"feature": feature, "threshold": threshold, "n": 0, "left": dict(tree), "right": {"leaf": STRATEGIES.index(target), "n": 0}}
+        if integers and is_float is None:
+            return {"feature": "is_float", "threshold": 0.5, "n": 0, "left": test, "right": dict(tree)}
+        return test
+    f = tree["feature"]
+    left_float, right_float = (0, 1) if f == "is_float" else (is_float, is_float)
+    return dict(tree, left=raised(tree["left"], leaves, feature, threshold, target, integers, larger or f == "fits_block", left_float),
+                right=raised(tree["right"], leaves, feature, threshold, target, integers, larger, right_float))
 
 
 def predict(tree, features):
@@ -628,6 +646,11 @@ def main():
     ap.add_argument("--guard", metavar="LEAF:FEATURE:THRESHOLD:FALLBACK",
                     help="with --tree: every LEAF on a table larger than a block becomes a test of FEATURE, FALLBACK at or below "
                          "THRESHOLD (e.g. hot_key:block_excess:-0.044:peer_reduce); --out writes the result with its training counts")
+    ap.add_argument("--raise", dest="raise_", metavar="LEAVES:FEATURE:THRESHOLD:TARGET",
+                    help="with --tree: every leaf of a strategy in LEAVES (comma-separated) on a table larger than a block becomes a test "
+                         "of FEATURE, TARGET above THRESHOLD (e.g. peer_reduce,scan_reduce,naive:hot_share:0.003:hot_key); --out writes "
+                         "the result with its training counts")
+    ap.add_argument("--raise-integers", action="store_true", help="with --raise: only on integer tables")
     a = ap.parse_args()
     global GROW_MIN_LEAF
     GROW_MIN_LEAF = a.grow_min_leaf
@@ -663,6 +686,14 @@ def main():
             sys.exit("fit_tree: --guard LEAF:FEATURE:THRESHOLD:FALLBACK names strategies and a feature")
         tree = counted(guarded(tree, leaf, feat, float(thr), fallback), inputs, keys)
         source = a.tree + f" with its {leaf} leaves beyond a block guarded ({feat} <= {thr}: {fallback}), over " + source
+    elif a.tree and a.raise_:
+        leaves, feat, thr, target = a.raise_.split(":")
+        leaves = leaves.split(",")
+        if any(x not in STRATEGIES for x in leaves + [target]) or feat not in FEATURES:
+            sys.exit("fit_tree: --raise LEAVES:FEATURE:THRESHOLD:TARGET names strategies and a feature")
+        tree = counted(raised(tree, leaves, feat, float(thr), target, a.raise_integers), inputs, keys)
+        where = " on integer tables" if a.raise_integers else ""
+        source = a.tree + f" with its {','.join(leaves)} leaves beyond a block raised{where} ({feat} > {thr}: {target}), over " + source
     elif a.tree:
         source = a.tree + " (read, not fitted), over " + source
     if a.tree and not (a.grow and a.loo_grown):

@@ -22,9 +22,11 @@ constexpr unsigned direct_strategies = strategy_bit(strategy::naive) | strategy_
 constexpr unsigned device_choosable = direct_strategies | strategy_bit(strategy::hot_key) | strategy_bit(strategy::privatize) | strategy_bit(strategy::privatize_peer_reduce) |
                                       strategy_bit(strategy::privatize_adaptive) | strategy_bit(strategy::cluster_privatize);
 /// The sampled features a choice finished on the device can read (distinct keys, behind the
-/// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that).
+/// all-thread level, need a cleared table of every key: a memset and a wait, so the host does that;
+/// the hot share's counters are few, and the sampling's last block clears them again).
 constexpr unsigned device_readable = feature_bit(feature::warp_level) | feature_bit(feature::block_level) | feature_bit(feature::clustering) |
-                                     feature_bit(feature::line_share) | feature_bit(feature::line_repeats) | feature_bit(feature::block_excess);
+                                     feature_bit(feature::line_share) | feature_bit(feature::line_repeats) | feature_bit(feature::block_excess) |
+                                     feature_bit(feature::hot_share);
 
 /// Whether naive, scan_reduce and peer_reduce behind a choice share one launch (launch_chosen): keys and
 /// values of at most 4 bytes.

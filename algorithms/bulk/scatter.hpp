@@ -173,12 +173,15 @@ void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads,
   merge_lines const rule_lines = merge_lines_of<Exec, K, VS, T>(rule, reach, keys, vals, opt.order);
   merge_lines const lines = sampled_lines_of<Exec, K, VS, T>(rule_lines, reads, keys, vals);
   line_merge_rule const device_rule = rule_lines.vec > 0 ? rule : line_merge_rule{};
-  // the workspace: the sampling's meeting place (zero), then the choice
+  // the workspace: the sampling's meeting place and, where the walk reads the hot share, its counters (zero), then the choice
+  std::size_t const hot_bytes = tree_walk::reads_feature(reads, feature::hot_share) ? static_cast<std::size_t>(collision_hot_slots) * 4 : 0;
+  std::size_t const zeroed = sizeof(sample_meeting) + hot_bytes;
   auto const launches = [&](Exec const& e, unsigned char* ws) {
     auto* const meet = reinterpret_cast<sample_meeting*>(ws);
-    auto* const decided = reinterpret_cast<strategy*>(ws + sizeof(sample_meeting));
+    auto* const hot = hot_bytes > 0 ? reinterpret_cast<std::uint32_t*>(ws + sizeof(sample_meeting)) : nullptr;
+    auto* const decided = reinterpret_cast<strategy*>(ws + zeroed);
     launch_sample(keys, n, bins, plan, key_map, static_cast<collision_totals*>(nullptr), nullptr, 0, e, meet,
-                  choice_program{&meet->sum, walk, decided, opt.chosen, device_rule}, reads_block_level, lines);
+                  choice_program{&meet->sum, walk, decided, opt.chosen, device_rule}, reads_block_level, lines, hot);
     launch_chosen<Runs>(decided, reach, op, keys, vals, opt.order, n, table, bins, key_map, counting, overlapping(e));
   };
   auto const make_key = [&] {
@@ -189,7 +192,7 @@ void launch_device_choice(tree_walk const& walk, unsigned reach, unsigned reads,
       key.add(walk.nodes[i].threshold).add(walk.nodes[i].test).add(walk.nodes[i].left).add(walk.nodes[i].right).add(walk.nodes[i].leaf);
     return key;
   };
-  launch_decided(ex, rec, make_key, sizeof(sample_meeting) + sizeof(strategy), sizeof(sample_meeting), launches);
+  launch_decided(ex, rec, make_key, zeroed + sizeof(strategy), zeroed, launches);
 }
 
 /// automatic's choice through Model's tree: the strategy to launch, or strategy::automatic where the

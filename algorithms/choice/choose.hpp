@@ -52,7 +52,7 @@ inline strategy strategy_from_string(std::string const& name) {
   raise_error(error(errc::invalid_argument, "unknown strategy '" + name + "'"));
 }
 
-/// What the tree may test. The first eight are known without looking at the keys; the last six are
+/// What the tree may test. The first eight are known without looking at the keys; the last eight are
 /// sampled (collision_stats), only when the path through the tree reaches one of them.
 enum class feature {
   log2_bins,         ///< log2 of the table size
@@ -70,11 +70,12 @@ enum class feature {
   line_share,        ///< collision_statistics::line_share
   line_repeats,      ///< collision_statistics::line_repeats (the direct scatter's layout: detail::direct_lines_of); 0 to W - 1, the hopper tree's thresholds fitted on 32-lane warps
   block_excess,      ///< block_level - warp_level: what a block's cache of hot keys gains beyond merging each warp (both unchanged by reordering a warp's keys)
+  hot_share,         ///< collision_statistics::hot_share: the largest share of warp-merged updates one entry receives across the array
 };
 /// Feature f as a bit of a set of features (tree_walk::reachable's `reads`): bit f.
 CALM_HD constexpr unsigned feature_bit(feature f) { return 1u << static_cast<int>(f); }
 
-constexpr int feature_count = 15;
+constexpr int feature_count = 16;
 constexpr int known_feature_count = 8;
 CALM_HD constexpr bool is_sampled(feature f) { return static_cast<int>(f) >= known_feature_count; }
 
@@ -163,6 +164,7 @@ CALM_HD inline double sampled_value(feature f, collision_statistics const& c) {
     case feature::line_share: return c.line_share;
     case feature::line_repeats: return c.line_repeats;
     case feature::block_excess: return c.block_level - c.warp_level;
+    case feature::hot_share: return c.hot_share;
     default: return 0.0;
   }
 }
@@ -182,6 +184,7 @@ CALM_HD inline detail::statistic_ratio sampled_ratio(feature f, detail::collisio
     case feature::line_share: return r.line_share;
     case feature::line_repeats: return r.line_repeats;
     case feature::block_excess: return difference(r.block_level, r.warp_level);
+    case feature::hot_share: return r.hot_share;
     default: return {};
   }
 }

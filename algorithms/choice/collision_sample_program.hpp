@@ -31,10 +31,14 @@ struct collision_sample_program {
   /// The line repeats of a direct scatter, where lines.vec > 0: for collision_stats (its options' layout),
   /// for line_merge_rule and for a walk that reads feature::line_repeats (bulk_scatter).
   merge_lines lines_of = {};
+  /// The hot share's collision_hot_slots counters (zero before the launch; with a meeting place the last
+  /// block leaves them zero again), or nullptr: not counted (hot_most 0).
+  std::uint32_t* hot_counts = nullptr;
 
   // the block's counters in block-local memory (device atomics on a few addresses from every warp
   // would serialize: one per block at the end instead)
-  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, merge_repeats, merge_warps, last, counters_used };
+  enum counter { most, in_items, warp_sum, warps, repeats, adjacent, distinct, sampled, out_of_range, lines, merge_repeats, merge_warps, hot_most, last,
+                 counters_used };
   static_assert(counters_used <= sample_counter_words, "the counters fit the words sample_block_bytes gives them");
 
   template <class Block>
@@ -52,6 +56,7 @@ struct collision_sample_program {
     collision_totals* const tot = m == nullptr ? totals + blk.index() : nullptr;  // totals may be null with a meeting place
     index_t const ngroups = groups;
     std::uint32_t* const set = bitset;
+    std::uint32_t* const hot = hot_counts;
     K const* const k = keys;
     // a choice's launches, launched to overlap this one, may begin now: they load their first keys, then
     // wait for this launch to end (chosen_merge_program)
@@ -113,6 +118,11 @@ struct collision_sample_program {
             fresh = popc(u, ballot(u, (old & mask) == 0u));
           });
         }
+        if (hot != nullptr) when(v, !repeat, [&](auto const& u) {  // each distinct key of the warp counts the warp once
+          auto const slot = map([nbins](index_t kk) { return collision_hot_slot(kk, nbins); }, key);
+          auto const old = atomic_fetch_update(u, plus{}, scope::device{}, hot + slot, 1u);
+          atomic_update(u, max{}, scope::block_local{}, c + hot_most, map([](std::uint32_t o) { return o + 1u; }, old));
+        });
         when(v, elect_leader(v), [&](auto const& l) {
           add(l, warp_sum, static_cast<int>(static_cast<std::uint64_t>(top) * collision_fixed_one / static_cast<std::uint64_t>(in_lanes)));
           add(l, warps, 1);
@@ -210,6 +220,7 @@ struct collision_sample_program {
         r.lines = c[lines];
         r.line_repeats = c[merge_repeats];
         r.line_warps = c[merge_warps];
+        r.hot_most = c[hot_most];
         if (m == nullptr) {
           *tot = r;
           return;
@@ -222,6 +233,7 @@ struct collision_sample_program {
         into(sum.distinct, r.distinct), into(sum.repeats, r.repeats), into(sum.adjacent, r.adjacent);
         into(sum.out_of_range, r.out_of_range), into(sum.sampled, r.sampled), into(sum.lines, r.lines);
         into(sum.line_repeats, r.line_repeats), into(sum.line_warps, r.line_warps);
+        if (r.hot_most != 0) atomic_update(l, max{}, scope::device{}, &sum.hot_most, r.hot_most);
         fence(l, scope::device{});  // this group's sums before its ticket
         auto const before = atomic_fetch_update(l, plus{}, scope::device{}, &m->tickets, std::uint64_t(1));
         store(l, c, int(last), map([ngroups](std::uint64_t b) { return std::uint32_t(index_t(b) + 1 == ngroups); }, before));
@@ -234,6 +246,12 @@ struct collision_sample_program {
     finish(blk);
     blk.sync();
     blk.for_each_warp([&](auto const& w, auto t) { when(w, t == 0, [&](auto const&) { *m = sample_meeting{}; }); });
+    if (hot != nullptr)  // every block's counts were added before its ticket
+      for (int s0 = 0; s0 < int(collision_hot_slots); s0 += blk.threads())
+        blk.for_each_warp([&](auto const& w, auto t) {
+          auto const s = map([s0](int tt) { return s0 + tt; }, t);
+          when(w, s < int(collision_hot_slots), [&](auto const& l) { store(l, hot, s, 0u); });
+        });
   }
 };
 

@@ -64,14 +64,16 @@ inline std::size_t sample_block_bytes(sample_plan const& p) {
 /// counted in `bitset` (bits bits, cleared by the caller) unless it is nullptr. With a meeting place
 /// `meet` (zero, and zero again when the launch ends), the groups' totals are summed there instead and
 /// the last block to finish runs finish(blk) on the sum. The block level is left out (0) unless
-/// block_level; line repeats are counted where lines.vec > 0. Asynchronous on a GPU.
+/// block_level; line repeats are counted where lines.vec > 0; the hot share where hot_counts (its
+/// collision_hot_slots counters, zero; with a meeting place left zero again) is not nullptr.
+/// Asynchronous on a GPU.
 template <class K, class KeyMap, class Exec, class Finish = no_finish>
 void launch_sample(K const* keys, index_t n, index_t bins, sample_plan const& p, KeyMap const& key_map, collision_totals* totals,
                    std::uint32_t* bitset, index_t bits, Exec const& ex, sample_meeting* meet = nullptr, Finish const& finish = {},
-                   bool block_level = true, merge_lines lines = {}) {
+                   bool block_level = true, merge_lines lines = {}, std::uint32_t* hot_counts = nullptr) {
   ex.for_each_block(p.groups, static_cast<int>(p.block_items), sample_block_bytes(p),
                     collision_sample_program<K, KeyMap, Finish>{keys, n, bins, p.groups, p.stride, static_cast<int>(p.block_items), bits, totals,
-                                                                bitset, key_map, meet, finish, block_level, lines});
+                                                                bitset, key_map, meet, finish, block_level, lines, hot_counts});
 }
 
 /// collision_stats with the keys mapped to table indices by key_map: sampled on the device, the
@@ -82,13 +84,15 @@ collision_statistics sample_collisions(K const* keys, index_t n, index_t bins, c
   if (p.groups == 0) return {};
   index_t const bits = std::max<index_t>(32, std::min(bins, collision_bitset_bits));
   std::size_t const set_bytes = static_cast<std::size_t>((bits + 31) / 32) * 4;
+  std::size_t const hot_bytes = static_cast<std::size_t>(collision_hot_slots) * 4;
   std::size_t const totals_bytes = static_cast<std::size_t>(p.groups) * sizeof(collision_totals);
   std::vector<collision_totals> t(static_cast<std::size_t>(p.groups));
-  workspace<Exec> const mem(ex, totals_bytes + set_bytes);
+  workspace<Exec> const mem(ex, totals_bytes + set_bytes + hot_bytes);
   auto* const totals = mem.template at<collision_totals>(0);
   auto* const set = mem.template at<std::uint32_t>(totals_bytes);
-  ex.fill(set, 0, set_bytes);
-  launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex, nullptr, no_finish{}, true, merge_lines{opt.line_vec, opt.line_entries});
+  auto* const hot = mem.template at<std::uint32_t>(totals_bytes + set_bytes);
+  ex.fill(set, 0, set_bytes + hot_bytes);
+  launch_sample(keys, n, bins, p, key_map, totals, set, bits, ex, nullptr, no_finish{}, true, merge_lines{opt.line_vec, opt.line_entries}, hot);
   ex.to_host(t.data(), totals, totals_bytes);
   return statistics_of(t.data(), p.groups);
 }

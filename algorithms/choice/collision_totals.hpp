@@ -52,14 +52,22 @@ struct collision_statistics {
   /// in the layout of its own direct scatter (detail::direct_lines_of); statistics passed to it in
   /// scatter_options::stats should be counted so.
   double line_repeats = 0;
+  /// Hot share: the most of the sample's warps whose in-table keys include one table entry, over the
+  /// sampled in-table keys: the largest share of a warp-merged scatter's device atomics (peer_reduce's)
+  /// that one entry receives across the whole array, whatever the order of the keys within a warp. About
+  /// 1/sampled for keys spread over a large table and for runs (each run's key in a few warps), 1/W where
+  /// one key is in every warp. Counted in detail::collision_hot_slots counters: keys of larger tables share
+  /// them by a hash, which can only raise the count (by about 13 / sampled for 2^14 distinct keys).
+  double hot_share = 0;
 
   /// The statistics as text, for logs and test messages.
   std::string to_string() const {
-    char buf[320];
+    char buf[360];
     std::snprintf(buf, sizeof buf,
-                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f, lines %.4f, line repeats %.3f",
+                  "sampled %lld (out of range %lld, distinct %lld): warp %.4f, block %.4f, all-thread %.2f, clustering %.3f, lines %.4f, line "
+                  "repeats %.3f, hot share %.5f",
                   static_cast<long long>(sampled), static_cast<long long>(out_of_range), static_cast<long long>(distinct), warp_level,
-                  block_level, all_thread_level, clustering, line_share, line_repeats);
+                  block_level, all_thread_level, clustering, line_share, line_repeats, hot_share);
     return buf;
   }
 };
@@ -88,10 +96,11 @@ constexpr index_t table_line_entries = 32;
 namespace detail {
 
 /// What one sampled block group gathers (fixed point: a factor of 2^20 in the level sums). Each group
-/// writes its own (no clearing, no device atomics); statistics_of sums them.
+/// writes its own (no clearing, no device atomics); statistics_of sums them (hot_most: their maximum).
 struct collision_totals {
   std::uint64_t warp_sum, warps, block_sum, blocks, distinct, repeats, adjacent, out_of_range, sampled, lines;
   std::uint64_t line_repeats, line_warps;  ///< line_repeats' two counts (0 unless merge_lines asks for them)
+  std::uint64_t hot_most;  ///< the highest count the group's warps left in the hot counters (0 unless counted)
 };
 constexpr std::uint64_t collision_fixed_one = std::uint64_t(1) << 20;
 /// Distinct keys are counted in a bitset of one bit per table entry, up to 2^20 bits (128 KiB, cleared
@@ -104,12 +113,21 @@ CALM_HD inline index_t collision_bit(index_t k, index_t bits, index_t bins) {
   return static_cast<index_t>((static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull) >> 44);  // 20 bits
 }
 
+/// The counters of collision_statistics::hot_share (16 KiB of 4-byte counts): each warp adds 1 to its
+/// distinct in-table keys' counters; a table of at most this many entries has one per entry.
+constexpr index_t collision_hot_slots = index_t(1) << 12;
+CALM_HD inline index_t collision_hot_slot(index_t k, index_t bins) {
+  if (bins <= collision_hot_slots) return k;
+  return static_cast<index_t>((static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull) >> 52);  // 12 bits
+}
+
 /// Two groups' totals added (integers: any order of additions gives the same sums).
 struct add_totals {
   CALM_HD collision_totals operator()(collision_totals a, collision_totals const& b) const {
     a.warp_sum += b.warp_sum, a.warps += b.warps, a.block_sum += b.block_sum, a.blocks += b.blocks, a.distinct += b.distinct;
     a.repeats += b.repeats, a.adjacent += b.adjacent, a.out_of_range += b.out_of_range, a.sampled += b.sampled, a.lines += b.lines;
     a.line_repeats += b.line_repeats, a.line_warps += b.line_warps;
+    a.hot_most = a.hot_most > b.hot_most ? a.hot_most : b.hot_most;
     return a;
   }
 };
@@ -124,9 +142,9 @@ struct statistic_ratio {
   CALM_HD bool at_most(double x) const { return den > 0.0 ? num <= x * den : 0.0 <= x; }
 };
 
-/// The six statistics of collision_statistics as ratios of summed totals.
+/// The seven statistics of collision_statistics as ratios of summed totals.
 struct collision_ratios {
-  statistic_ratio warp_level, block_level, all_thread_level, clustering, line_share, line_repeats;
+  statistic_ratio warp_level, block_level, all_thread_level, clustering, line_share, line_repeats, hot_share;
 };
 
 /// The ratios of totals `t` (integer sums, exact in double below 2^53). The fixed point of the level
@@ -142,6 +160,7 @@ CALM_HD inline collision_ratios ratios_of(collision_totals const& t) {
   r.clustering = {static_cast<double>(t.adjacent), static_cast<double>(t.repeats)};
   r.line_share = {static_cast<double>(t.lines), static_cast<double>(warp_distinct)};
   r.line_repeats = {static_cast<double>(t.line_repeats), static_cast<double>(t.line_warps)};
+  r.hot_share = {static_cast<double>(t.hot_most), static_cast<double>(t.sampled - t.out_of_range)};
   return r;
 }
 
@@ -162,6 +181,7 @@ CALM_HD inline collision_statistics statistics_of(collision_totals const* part, 
   s.clustering = r.clustering.value();
   s.line_share = r.line_share.value();
   s.line_repeats = r.line_repeats.value();
+  s.hot_share = r.hot_share.value();
   return s;
 }
 

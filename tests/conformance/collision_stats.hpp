@@ -23,6 +23,7 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   std::set<long long> distinct;
   double warp_sum = 0, block_sum = 0;
   long long warps = 0, blocks = 0, repeats = 0, adjacent = 0, lines = 0, warp_distinct = 0;
+  std::map<index_t, long long> hot;  // each warp counted once in the counter of each of its distinct in-table keys
   auto inside = [&](index_t i) { return static_cast<long long>(keys[i]) >= 0 && static_cast<long long>(keys[i]) < bins; };
   for (index_t g = 0; g < groups; ++g) {
     index_t const b0 = g * stride, b1 = std::min(n, b0 + bi);
@@ -47,6 +48,7 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
       int most = 0, lanes = 0;
       std::set<long long> warp_lines;
       for (auto const& [k, c] : in_warp) most = std::max(most, c), lanes += c, warp_lines.insert(k / calm::table_line_entries);
+      for (auto const& kc : in_warp) ++hot[calm::detail::collision_hot_slot(static_cast<index_t>(kc.first), bins)];
       lines += static_cast<long long>(warp_lines.size());
       warp_distinct += static_cast<long long>(in_warp.size());
       if (lanes) warp_sum += static_cast<double>(most) / lanes, ++warps;
@@ -61,6 +63,9 @@ calm::collision_statistics reference_stats(std::vector<K> const& keys, index_t b
   s.all_thread_level = s.distinct ? static_cast<double>(s.sampled - s.out_of_range) / s.distinct : 0;
   s.clustering = repeats ? static_cast<double>(adjacent) / repeats : 0;
   s.line_share = warp_distinct ? static_cast<double>(lines) / static_cast<double>(warp_distinct) : 0;
+  long long hot_most = 0;
+  for (auto const& sc : hot) hot_most = std::max(hot_most, sc.second);
+  s.hot_share = s.sampled > s.out_of_range ? static_cast<double>(hot_most) / static_cast<double>(s.sampled - s.out_of_range) : 0;
   if (opt.line_vec > 0) {
     auto const [line_repeats, line_warps] = line_repeats_reference(keys, bins, groups, stride, bi, W, opt.line_vec, opt.line_entries);
     s.line_repeats = line_warps ? static_cast<double>(line_repeats) / static_cast<double>(line_warps) : 0;
@@ -90,6 +95,7 @@ calm::collision_statistics measured_stats(std::vector<K> const& keys, index_t bi
   CHECK(s.distinct == r.distinct);
   CHECK(s.all_thread_level == Approx(r.all_thread_level).epsilon(1e-12));
   CHECK(s.line_repeats == Approx(r.line_repeats).epsilon(1e-12));
+  CHECK(s.hot_share == Approx(r.hot_share).epsilon(1e-12));
   return s;
 }
 
@@ -128,17 +134,21 @@ TEST_CASE("collision sampling: the last block finishes once per launch, on every
   buffer<calm::detail::sample_meeting> meet(std::vector<calm::detail::sample_meeting>(1));
   buffer<std::uint32_t> calls(std::vector<std::uint32_t>{0u});
   buffer<calm::collision_statistics> seen(1);
+  buffer<std::uint32_t> hot(std::vector<std::uint32_t>(static_cast<std::size_t>(calm::detail::collision_hot_slots), 0u));
   calm::collision_statistics const want = calm::collision_stats(dk.data(), n, bins, opt, exec{});
   constexpr int launches = 3;
   for (int i = 0; i < launches; ++i)
     calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0,
-                                exec{}, meet.data(), record_finish{&meet.data()->sum, seen.data(), calls.data()});
+                                exec{}, meet.data(), record_finish{&meet.data()->sum, seen.data(), calls.data()}, true, {}, hot.data());
   CHECK(calls.download()[0] == std::uint32_t(launches));
   auto const left = meet.download()[0];
   CHECK(left.tickets == 0u);
   CHECK(left.sum.sampled == 0u);
   CHECK(left.sum.warp_sum == 0u);
   CHECK(left.sum.lines == 0u);
+  CHECK(left.sum.hot_most == 0u);
+  auto const counts = hot.download();
+  CHECK(std::count(counts.begin(), counts.end(), 0u) == static_cast<std::ptrdiff_t>(counts.size()));
   calm::collision_statistics const s = seen.download()[0];
   // against the definitions, computed on the host
   check_sampled_levels(s, reference_stats(keys, bins, opt));
@@ -149,6 +159,7 @@ TEST_CASE("collision sampling: the last block finishes once per launch, on every
   CHECK(s.block_level == want.block_level);
   CHECK(s.clustering == want.clustering);
   CHECK(s.line_share == want.line_share);
+  CHECK(s.hot_share == want.hot_share);
 }
 
 TEST_CASE("collision sampling without the block level: every other total as with it, the block level 0", "[stats]") {
@@ -165,13 +176,19 @@ TEST_CASE("collision sampling without the block level: every other total as with
   buffer<calm::detail::sample_meeting> meet(std::vector<calm::detail::sample_meeting>(1));
   buffer<std::uint32_t> calls(std::vector<std::uint32_t>{0u});
   buffer<calm::collision_statistics> with(1), without(1);
+  buffer<std::uint32_t> hot(std::vector<std::uint32_t>(static_cast<std::size_t>(calm::detail::collision_hot_slots), 0u));
   calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0, exec{},
-                              meet.data(), record_finish{&meet.data()->sum, with.data(), calls.data()});
+                              meet.data(), record_finish{&meet.data()->sum, with.data(), calls.data()}, true, {}, hot.data());
   calm::detail::launch_sample(dk.data(), n, bins, plan, calm::detail::identity_key{}, static_cast<calm::detail::collision_totals*>(nullptr), nullptr, 0, exec{},
                               meet.data(), record_finish{&meet.data()->sum, without.data(), calls.data()}, false);
   CHECK(calls.download()[0] == 2u);
   calm::collision_statistics const a = with.download()[0], b = without.download()[0];
-  check_sampled_levels(a, reference_stats(keys, bins, opt));
+  calm::collision_statistics const r = reference_stats(keys, bins, opt);
+  check_sampled_levels(a, r);
+  CHECK(a.hot_share == Approx(r.hot_share).epsilon(1e-12));  // 70,001 entries: keys share the counters by their hash
+  CHECK(b.hot_share == 0.0);  // not counted
+  auto const counts = hot.download();
+  CHECK(std::count(counts.begin(), counts.end(), 0u) == static_cast<std::ptrdiff_t>(counts.size()));
   CHECK(b.block_level == 0.0);
   CHECK(b.sampled == a.sampled);
   CHECK(b.out_of_range == a.out_of_range);
@@ -250,6 +267,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.sampled == calm::collision_sample_options{}.items);
   CHECK(s.line_share == Approx(1.0));  // one key, one line
   CHECK(s.line_repeats == Approx(W - 1));  // every lane waits on the one key
+  CHECK(s.hot_share == Approx(1.0 / W));   // the one key in every warp
   // every key distinct: 1/W, 1/256, no repeats, each key seen once
   std::vector<std::uint32_t> ids(n);
   for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
@@ -259,6 +277,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   CHECK(s.all_thread_level == Approx(1.0));
   CHECK(s.clustering == 0.0);
   CHECK(s.line_repeats == 0.0);  // no two lanes on one key
+  CHECK(s.hot_share * static_cast<double>(s.sampled) >= 1.0);  // each key in one warp; keys of more than 4,096 entries share counters by hash
   // a warp's W consecutive keys start on a multiple of W: one line of 32 entries per warp, or W / 32
   CHECK(s.line_share == Approx(1.0 / std::min<index_t>(W, calm::table_line_entries)));
   // every key distinct and 32 entries apart: a line each
@@ -269,6 +288,7 @@ TEST_CASE("collision_stats: levels known in closed form", "[stats]") {
   for (index_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i % 4);
   s = measured_stats(ids, 4);
   CHECK(s.warp_level == Approx(0.25));
+  CHECK(s.hot_share == Approx(1.0 / W));  // each of the four keys in every warp
   CHECK(s.clustering == 0.0);
   CHECK(s.line_share == Approx(0.25));  // four keys in one line
   // every key outside the table
