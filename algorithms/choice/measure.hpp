@@ -55,9 +55,9 @@ struct measure_rounds {
   /// of the n keys: keys are not uniform over an array (a stream changes, sorted runs, phases), and a
   /// prefix under a sixteenth of them is not taken for the whole unless the gap is wide.
   static constexpr double margin(index_t items, index_t n) { return items < n / 16 ? 4.0 : 1.0; }
-  /// The device time the whole measuring may spend, in runs of the best estimate on all the keys (below 10
-  /// plain calls with the host's waits): a round from the third on takes only the candidates of best
-  /// estimate whose predicted times fit what is left.
+  /// The device time the whole measuring may spend, in runs of the best estimate on all the keys: the last
+  /// round takes only the finalists of best estimate whose predicted times fit what is left (none: the best
+  /// estimate is chosen untimed).
   static constexpr double budget_runs = 8.0;
 };
 
@@ -103,7 +103,10 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
   for (int r = 0; r < measure_rounds::count && left > 1; ++r) {
     index_t const items = measure_rounds::items(r, n);
     if (r > 0 && items == measure_rounds::items(r - 1, n)) continue;
-    if (r >= 2) {  // every candidate left has two timings: the budget (m.timed[0, left) are by estimate)
+    // the budget, before the last round where the candidates' last timings cover a sixteenth of the keys or more
+    // (m.timed[0, left) are by estimate): estimates from fewer keys are mostly the launches' fixed costs (a flat
+    // slope makes a slow candidate look fast: traced on an H200, a budget from them dropped the fastest)
+    if (r >= 2 && items == n && m.timed[0].items >= n / 16) {
       double const budget = measure_rounds::budget_runs * estimate(m.timed[0], n);
       while (left > 1 && spent + cost(left, items) > budget) --left;
       if (left == 1) break;

@@ -27,8 +27,9 @@ struct fake_device {
   cost costs[calm::strategy_count];
   double jitter = 0.0;
   std::mt19937_64* g = nullptr;
+  index_t n_all = -1;  // the measuring's n
   double spent = 0.0;        // every timed launch's seconds
-  double spent_small = 0.0;  // those of launches on at most 2^18 keys (the first two rounds and the warm-up)
+  double spent_last = 0.0;   // those of launches on all the keys (the last round's)
   index_t most_items[calm::strategy_count] = {};  // the most keys each candidate was timed on
   double time_of(strategy s, index_t items) const {
     cost const& c = costs[static_cast<int>(s)];
@@ -41,7 +42,7 @@ struct fake_device {
       double const noise = jitter > 0.0 ? std::uniform_real_distribution<double>(-jitter, jitter)(*g) : 0.0;
       seconds[i] = t * (1.0 + noise);
       spent += t;
-      if (items <= (index_t(1) << 18)) spent_small += t;
+      if (items == n_all) spent_last += t;
       most_items[static_cast<int>(ss[i])] = std::max(most_items[static_cast<int>(ss[i])], items);
     }
   }
@@ -81,6 +82,7 @@ TEST_CASE("measuring: the fastest of exact linear costs on all the keys, whateve
       }
     if (candidates == 0) continue;
     index_t const n = 1 + static_cast<index_t>(std::pow(2.0, 28.0 * u(g)));
+    dev.n_all = n;
     calm::measurement const m = calm::detail::measure_candidates(candidates, n, dev);
     strategy best = m.chosen;
     for (strategy s : all)
@@ -88,9 +90,9 @@ TEST_CASE("measuring: the fastest of exact linear costs on all the keys, whateve
     INFO("draw " << draw << ", n " << n << ", chose " << calm::to_string(m.chosen) << ", best " << calm::to_string(best));
     REQUIRE(dev.time_of(m.chosen, n) <= dev.time_of(best, n) * (1.0 + 1e-12));
     REQUIRE(calm::reaches(candidates, m.chosen));
-    // past the first two rounds, the budget: exact costs are predicted exactly
+    // a last round after two others fits the budget: exact costs are predicted exactly
     double const budget = calm::detail::measure_rounds::budget_runs * dev.time_of(best, n);
-    REQUIRE(dev.spent <= std::max(budget, dev.spent_small) * (1.0 + 1e-9));
+    if (n > (index_t(1) << 18) && dev.spent_last > 0.0) REQUIRE(dev.spent <= budget * (1.0 + 1e-9));
   }
 }
 
@@ -106,16 +108,20 @@ TEST_CASE("measuring: a slow candidate is dropped after small rounds, and a larg
     dev.costs[static_cast<int>(strategy::hot_key)] = {30e-6, 630e-6 / n};
     unsigned const candidates = bits_of({strategy::naive, strategy::peer_reduce, strategy::privatize, strategy::privatize_adaptive,
                                          strategy::cluster_privatize, strategy::hot_key});
+    dev.n_all = n;
     calm::measurement const m = calm::detail::measure_candidates(candidates, n, dev);
     CAPTURE(jitter, dev.spent);
-    CHECK(m.chosen == strategy::privatize);
+    // privatize, or privatize_adaptive 3% slower where the 1% noise hides the gap and the budget leaves no last round
+    CHECK(dev.time_of(m.chosen, n) <= 1.05 * dev.time_of(strategy::privatize, n));
     CHECK(m.count == 6);
-    CHECK(m.chosen_seconds > 0.0);
     CHECK(dev.most_items[static_cast<int>(strategy::naive)] <= (index_t(1) << 18));
     CHECK(dev.most_items[static_cast<int>(strategy::peer_reduce)] <= n / 16);
     // the measuring's device time in runs of the winner: a run this short (72 us) with six candidates is the costliest
-    // shape (the warm-up and the small rounds' fixed costs); the budget leaves peer_reduce out of the n / 16 round
-    CHECK(dev.spent < 8 * dev.time_of(strategy::privatize, n));
+    // shape (the warm-up and the rounds' fixed costs, peer_reduce kept to n / 16 by the margin), and the budget leaves
+    // it no last round
+    CHECK(dev.spent < 9 * dev.time_of(strategy::privatize, n));
+    CHECK(dev.spent_last == 0.0);
+    CHECK(m.chosen_seconds == 0.0);
   });
 }
 
@@ -128,6 +134,7 @@ TEST_CASE("measuring: keys whose start is unlike the rest do not drop the fastes
     dev.costs[static_cast<int>(strategy::peer_reduce)] = {8e-6, 590e-6 / n, index_t(1) << 18, 4.68e-11};
     dev.costs[static_cast<int>(strategy::hot_key)] = {30e-6, 651e-6 / n, index_t(1) << 18, 1e-12};
     dev.costs[static_cast<int>(strategy::naive)] = {5e-6, 6e-3 / n};
+    dev.n_all = n;
     calm::measurement const m =
         calm::detail::measure_candidates(bits_of({strategy::peer_reduce, strategy::hot_key, strategy::naive}), n, dev);
     CAPTURE(jitter, dev.spent);
