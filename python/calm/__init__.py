@@ -93,7 +93,12 @@ class _Lib:
             named = x.__cuda_array_interface__.get("stream") if x is not None else None
             return 0 if named is None else int(named)
         if self.name == "torch" and self.device.type == "cuda":
-            return self.xp.cuda.current_stream(self.device).cuda_stream
+            # the handle current_stream(device).cuda_stream reads, without building a Stream object on every free
+            # call; torch builds without it take the public way
+            raw = getattr(self.xp._C, "_cuda_getCurrentRawStream", None)
+            if raw is None:
+                return self.xp.cuda.current_stream(self.device).cuda_stream
+            return raw(self.device.index if self.device.index is not None else self.xp.cuda.current_device())
         if self.name == "cupy":
             return self.xp.cuda.get_current_stream().ptr
         return 0

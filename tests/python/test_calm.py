@@ -347,3 +347,24 @@ def test_free_calls_of_one_shape_again_and_again_and_of_many_shapes():
             np.testing.assert_array_equal(to_numpy(calm.histogram(to_lib(lib, keys), size, out=to_lib(lib, np.zeros(size, np.int32)))),
                                           np.bincount(keys, minlength=size))
         assert 0 < len(calm._free_plans) <= calm._FREE_PLANS_KEPT
+
+
+@pytest.mark.skipif(not ON_GPU or torch is None, reason="CUDA streams")
+def test_free_calls_run_on_the_current_stream():
+    """A free call goes to torch's current stream (a side stream here), read as torch reads it, and its kept plan
+    is one of that stream: the same shape on the default stream after it makes its own."""
+    lib = calm._Lib(torch.zeros(1, device="cuda"))
+    side = torch.cuda.Stream()
+    keys = torch.randint(0, 300, (100003,), device="cuda")
+    want = torch.bincount(keys[keys < 256], minlength=256).cpu()
+    side.wait_stream(torch.cuda.current_stream())  # the keys, made on the default stream
+    with torch.cuda.stream(side):
+        assert lib.stream() == side.cuda_stream
+        out = torch.zeros(256, dtype=torch.int32, device="cuda")
+        calm.histogram(keys, 256, out=out)
+        side.synchronize()
+        assert torch.equal(out.cpu().long(), want)
+    assert lib.stream() == torch.cuda.current_stream().cuda_stream
+    out2 = torch.zeros(256, dtype=torch.int32, device="cuda")
+    calm.histogram(keys, 256, out=out2)
+    assert torch.equal(out2.cpu().long(), want)
