@@ -369,6 +369,7 @@ void stats_case(benchmark::State& state, input in) {
   state.counters["clustering"] = s.clustering;
   state.counters["line_share"] = s.line_share;
   state.counters["hot_share"] = s.hot_share;
+  state.counters["line_repeats"] = s.line_repeats;  // collision_stats' layout: a 4-byte direct scatter's (8-byte ones count 1-entry lines)
   state.counters["value_bytes"] = sizeof(T);
   state.counters["is_float"] = std::is_floating_point<T>::value;
   state.counters["counting"] = in.workload == "hist_u32";

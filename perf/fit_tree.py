@@ -494,7 +494,7 @@ def flatten(tree):
 
 # the most nodes calm carries of a walk to the device (algorithms/choice/choose.hpp, tree_walk::most_nodes): a call
 # whose walk below the known tests holds more waits for the host to finish it (15-35 us on an H100)
-MOST_WALK_NODES = 31
+MOST_WALK_NODES = 47
 
 
 def most_walk_nodes(tree):

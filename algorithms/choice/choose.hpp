@@ -234,7 +234,7 @@ struct tree_walk {
     std::int8_t right;        ///< the right child's index in the walk (-1: a leaf)
     strategy leaf;            ///< a leaf's strategy
   };
-  static constexpr int most_nodes = 31;  ///< the most nodes a walk carries to the device
+  static constexpr int most_nodes = 47;  ///< the most nodes a walk carries to the device
   node nodes[most_nodes];                ///< the walk's nodes, its first the root
   int size = 0;                          ///< how many
 

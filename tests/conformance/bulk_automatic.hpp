@@ -343,6 +343,15 @@ constexpr calm::tree_node no_block_level_tree[] = {
     /*  6 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
 };
 static_assert(calm::well_formed(no_block_level_tree), "the test tree is walkable");
+/// A tree that reads the hot share (its counters cleared by the sampling's last block, launch after launch).
+constexpr calm::tree_node hot_share_tree[] = {
+    /*  0 */ {feature::hot_share, 0.01, 1, 4, strategy::automatic},
+    /*  1 */ {feature::clustering, 0.5, 2, 3, strategy::automatic},
+    /*  2 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /*  4 */ {feature::log2_bins, 0, -1, -1, strategy::hot_key},
+};
+static_assert(calm::well_formed(hot_share_tree), "the test tree is walkable");
 /// A tree that decides by the line repeats a direct scatter's warps meet (which the sampling counts
 /// where the walk reads them): naive, scan_reduce or peer_reduce (every leaf reachable with warps of 8).
 constexpr calm::tree_node line_repeats_tree[] = {
@@ -377,47 +386,65 @@ constexpr calm::tree_node distinct_keys_tree[] = {
     /* 1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
     /* 2 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
-/// A sampled subtree of 33 nodes, more than tree_walk carries (31): the host samples and waits.
+/// A sampled subtree of 49 nodes, more than tree_walk carries (47): the host samples and waits.
 constexpr calm::tree_node deep_tree[] = {
-    /*  0 */ {feature::warp_level, 0.95, 2, 1, strategy::automatic},
+    /*  0 */ {feature::warp_level, 0.96, 2, 1, strategy::automatic},
     /*  1 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /*  2 */ {feature::warp_level, 0.90, 4, 3, strategy::automatic},
+    /*  2 */ {feature::warp_level, 0.92, 4, 3, strategy::automatic},
     /*  3 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /*  4 */ {feature::warp_level, 0.85, 6, 5, strategy::automatic},
+    /*  4 */ {feature::warp_level, 0.88, 6, 5, strategy::automatic},
     /*  5 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /*  6 */ {feature::warp_level, 0.80, 8, 7, strategy::automatic},
+    /*  6 */ {feature::warp_level, 0.84, 8, 7, strategy::automatic},
     /*  7 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /*  8 */ {feature::warp_level, 0.75, 10, 9, strategy::automatic},
+    /*  8 */ {feature::warp_level, 0.80, 10, 9, strategy::automatic},
     /*  9 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 10 */ {feature::warp_level, 0.70, 12, 11, strategy::automatic},
+    /* 10 */ {feature::warp_level, 0.76, 12, 11, strategy::automatic},
     /* 11 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 12 */ {feature::warp_level, 0.65, 14, 13, strategy::automatic},
+    /* 12 */ {feature::warp_level, 0.72, 14, 13, strategy::automatic},
     /* 13 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 14 */ {feature::warp_level, 0.60, 16, 15, strategy::automatic},
+    /* 14 */ {feature::warp_level, 0.68, 16, 15, strategy::automatic},
     /* 15 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 16 */ {feature::warp_level, 0.55, 18, 17, strategy::automatic},
+    /* 16 */ {feature::warp_level, 0.64, 18, 17, strategy::automatic},
     /* 17 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 18 */ {feature::warp_level, 0.50, 20, 19, strategy::automatic},
+    /* 18 */ {feature::warp_level, 0.60, 20, 19, strategy::automatic},
     /* 19 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 20 */ {feature::warp_level, 0.45, 22, 21, strategy::automatic},
+    /* 20 */ {feature::warp_level, 0.56, 22, 21, strategy::automatic},
     /* 21 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 22 */ {feature::warp_level, 0.40, 24, 23, strategy::automatic},
+    /* 22 */ {feature::warp_level, 0.52, 24, 23, strategy::automatic},
     /* 23 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 24 */ {feature::warp_level, 0.35, 26, 25, strategy::automatic},
+    /* 24 */ {feature::warp_level, 0.48, 26, 25, strategy::automatic},
     /* 25 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 26 */ {feature::warp_level, 0.30, 28, 27, strategy::automatic},
+    /* 26 */ {feature::warp_level, 0.44, 28, 27, strategy::automatic},
     /* 27 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 28 */ {feature::warp_level, 0.25, 30, 29, strategy::automatic},
+    /* 28 */ {feature::warp_level, 0.40, 30, 29, strategy::automatic},
     /* 29 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
-    /* 30 */ {feature::warp_level, 0.20, 32, 31, strategy::automatic},
+    /* 30 */ {feature::warp_level, 0.36, 32, 31, strategy::automatic},
     /* 31 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
-    /* 32 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 32 */ {feature::warp_level, 0.32, 34, 33, strategy::automatic},
+    /* 33 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 34 */ {feature::warp_level, 0.28, 36, 35, strategy::automatic},
+    /* 35 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 36 */ {feature::warp_level, 0.24, 38, 37, strategy::automatic},
+    /* 37 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 38 */ {feature::warp_level, 0.20, 40, 39, strategy::automatic},
+    /* 39 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 40 */ {feature::warp_level, 0.16, 42, 41, strategy::automatic},
+    /* 41 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 42 */ {feature::warp_level, 0.12, 44, 43, strategy::automatic},
+    /* 43 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 44 */ {feature::warp_level, 0.08, 46, 45, strategy::automatic},
+    /* 45 */ {feature::log2_bins, 0, -1, -1, strategy::naive},
+    /* 46 */ {feature::warp_level, 0.04, 48, 47, strategy::automatic},
+    /* 47 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
+    /* 48 */ {feature::log2_bins, 0, -1, -1, strategy::peer_reduce},
 };
-static_assert(calm::well_formed(deep_tree) && calm::most_walk_nodes(deep_tree) == 33, "the deep tree is walkable and deeper than a carried walk");
+static_assert(calm::well_formed(deep_tree) && calm::most_walk_nodes(deep_tree) == calm::tree_walk::most_nodes + 2,
+              "the deep tree is walkable and deeper than a carried walk");
 /// The test trees as types, as a bulk call takes its tree (calm::family_model): what the call compiles
 /// follows from the leaves its walks can reach.
 struct every_group_model { static constexpr auto& nodes = every_group_tree; };
 struct no_block_level_model { static constexpr auto& nodes = no_block_level_tree; };
+struct hot_share_model { static constexpr auto& nodes = hot_share_tree; };
 struct line_repeats_model { static constexpr auto& nodes = line_repeats_tree; };
 struct host_line_repeats_model { static constexpr auto& nodes = host_line_repeats_tree; };
 struct distinct_keys_model { static constexpr auto& nodes = distinct_keys_tree; };
@@ -525,6 +552,9 @@ TEST_CASE("automatic: the choice finished on the device is the host's, every str
   check_device_choice<every_group_model, calm::max, std::int32_t>(true, kind, n, bins, true);
   check_device_choice<no_block_level_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
   check_device_choice<no_block_level_model, calm::plus, float>(true, kind, n, bins, true);
+  check_device_choice<hot_share_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
+  check_device_choice<hot_share_model, calm::plus, float>(true, kind, n, bins, true);
+  check_device_choice<hot_share_model, calm::plus, float>(true, kind, n, bins, true);  // again: the counters were left zero
   check_device_choice<line_repeats_model, calm::plus, std::uint32_t>(true, kind, n, bins, false);
   check_device_choice<line_repeats_model, calm::plus, float>(true, kind, n, bins, true, 0.0f);  // no rule: lines counted for the walk alone
   check_device_choice<line_repeats_model, calm::plus, double>(true, kind, n, bins, true);
