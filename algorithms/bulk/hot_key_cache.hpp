@@ -67,6 +67,14 @@ CALM_HD inline std::uint32_t hot_key_mix(index_t k) { return full_cycle_sequence
 
 CALM_HD inline int hot_key_hash(index_t k, int slots) { return static_cast<int>(hot_key_mix(k) & static_cast<std::uint32_t>(slots - 1)); }
 
+/// Where entry e of the line in slot `slot` (lines of 2^shift entries) lies among the cached values: the slot's
+/// run of 2^shift values, its entries permuted by the slot's low bits (e xor slot), so that keys at one offset of
+/// many lines (keys a power of two apart) fall in different banks of block-local memory, and a line's entries
+/// still fill a run of consecutive banks.
+CALM_HD inline index_t hot_key_entry(int slot, int e, int shift) { return (index_t(slot) << shift) + ((e ^ slot) & ((1 << shift) - 1)); }
+/// The line entry whose value lies at `at` among the cached values (hot_key_entry's inverse within a slot).
+CALM_HD inline int hot_key_offset(int at, int shift) { return (at ^ (at >> shift)) & ((1 << shift) - 1); }
+
 /// A line's bit in the proposal filter: the hash's top bits (its low bits pick the line's slot).
 CALM_HD inline int hot_key_filter_bit(index_t line) { return static_cast<int>(hot_key_mix(line) >> 22); }
 static_assert(hot_key_filter_bits == 1 << 10, "hot_key_filter_bit takes 10 bits");
@@ -209,7 +217,7 @@ struct hot_key_program {
         slot = select((slot < 0) & (load(w, skeys, s) == line), s, slot);
       }
       when(w, in & (slot >= 0), [&](auto const& u) {
-        auto const entry = map([shift, per](int sl, index_t kk) { return (index_t(sl) << shift) + (kk & (per - 1)); }, select(slot >= 0, slot, 0), key);
+        auto const entry = map([shift, per](int sl, index_t kk) { return hot_key_entry(sl, static_cast<int>(kk & (per - 1)), shift); }, select(slot >= 0, slot, 0), key);
         update_keyed<peer_reduce>(u, op, scope::block_local{}, svals + entry, map([](index_t e) { return static_cast<std::uint32_t>(e); }, entry), v);
       });
       auto const rest = in & (slot < 0);
@@ -224,7 +232,7 @@ struct hot_key_program {
         auto const s = map([s0](int tt) { return s0 + tt; }, t);
         when(w, s < entries, [&](auto const& l) {
           auto const line = load(l, skeys, map([shift](int ss) { return ss >> shift; }, s));
-          auto const key = map([shift, per](index_t ln, int ss) { return ln < 0 ? index_t(-1) : (ln << shift) + (ss & (per - 1)); }, line, s);  // -1: an empty slot
+          auto const key = map([shift](index_t ln, int ss) { return ln < 0 ? index_t(-1) : (ln << shift) + hot_key_offset(ss, shift); }, line, s);  // -1: an empty slot
           auto const val = load(l, svals, s);
           when(l, (line >= 0) & (key < nbins) & (val != Op::template identity<T>()), [&](auto const& u) {
             atomic_update(u, op, scope::device{}, out + select(line >= 0, key, index_t(0)), val);
