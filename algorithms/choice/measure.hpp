@@ -13,8 +13,8 @@ namespace calm {
 /// How a plan of strategy::automatic chooses. estimate: the fitted tree (and, where it asks, statistics
 /// sampled from the keys) at every run. measure: the plan's first run, and the first after remeasure(),
 /// times the strategies automatic compiled for the plan's types that can take its table, on that run's
-/// keys into scratch (within a budget of about 8 runs' device time), and every run from then on launches
-/// the fastest (no sampling).
+/// keys into scratch (its last round within measure_rounds::budget_runs), and every run from then on
+/// launches the fastest (no sampling).
 enum class plan_mode { estimate, measure };
 
 /// One strategy timed by a measuring run: its seconds on the first `items` keys, the most it was timed on
@@ -104,8 +104,8 @@ measurement measure_candidates(unsigned candidates, index_t n, Time&& time) {
     index_t const items = measure_rounds::items(r, n);
     if (r > 0 && items == measure_rounds::items(r - 1, n)) continue;
     // the budget, before the last round where the candidates' last timings cover a sixteenth of the keys or more
-    // (m.timed[0, left) are by estimate): estimates from fewer keys are mostly the launches' fixed costs (a flat
-    // slope makes a slow candidate look fast: traced on an H200, a budget from them dropped the fastest)
+    // (m.timed[0, left) are by estimate): estimates from fewer keys are mostly the launches' fixed costs, whose
+    // flat slope makes a slow candidate look fast
     if (r >= 2 && items == n && m.timed[0].items >= n / 16) {
       double const budget = measure_rounds::budget_runs * estimate(m.timed[0], n);
       while (left > 1 && spent + cost(left, items) > budget) --left;
