@@ -200,7 +200,7 @@ void launch_chosen(strategy const* decided, unsigned reach, Op op, K const* keys
       if (has(strategy::cluster_privatize)) {
         cluster_options const copt{};
         cluster_plan const plan = plan_clusters<T>(bins, copt, ex);
-        cluster_scatter_program<F, naive, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, naive{}};
+        cluster_scatter_program<F, merge_runs, Op, K, VS, T> const program{op, keys, vals, n, table, bins, plan.per, merge_runs{}};
         launch_clusters(run_if_chosen(decided, strategy::cluster_privatize, program, settled, earlier, as_one), plan, n, copt.threads,
                         cluster_bytes<T>(plan), F, ex);
       }

@@ -19,6 +19,12 @@ struct cluster_options {
   int threads = 1024;    ///< threads per block
 };
 
+/// cluster_privatize_scatter's lane merging in calm::scatter's cluster_privatize: a warp's lanes on one key are
+/// merged (peer_reduce, matching the 4-byte entries) in the steps where two neighbouring lanes hold one key (runs,
+/// a hot key), and update on their own elsewhere. An update of another block's memory costs about a device atomic,
+/// lanes on one address queue, and a float's is a compare-and-swap loop.
+struct merge_runs {};
+
 namespace detail {
 
 /// Block r of a cluster holds bins [r * per, (r + 1) * per) and, after them, a discard entry for keys
@@ -49,7 +55,13 @@ struct cluster_scatter_program {
       auto const in = map([nbins](auto kk) { return key_in_table(kk, nbins); }, k);
       auto const owner = map([part](index_t kk, bool i) { return i ? static_cast<int>(kk / part) : 0; }, key, in);
       auto const addr = select(in, blk.template cluster_scratch<T>(owner) + (key - owner * part), mine + part);
-      update(w, op, scope::device{}, addr, v, strategy);
+      if constexpr (std::is_same<Strategy, merge_runs>::value) {
+        auto const entry = select(in, key, index_t(-1));  // every key outside the table on the discard entry
+        bool const runs = any(w, (lane_id(w) > 0) & (shuffle_up(w, entry, 1) == entry));
+        update_keyed(w, op, scope::device{}, addr, map([](index_t e) { return static_cast<std::uint32_t>(e); }, entry), v, peer_reduce_if{runs});
+      } else {
+        update(w, op, scope::device{}, addr, v, strategy);
+      }
     });
     blk.cluster_sync();  // every update landed; after this no block touches another's memory
     index_t const first = static_cast<index_t>(blk.cluster_rank()) * part;

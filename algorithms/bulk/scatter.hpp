@@ -129,7 +129,7 @@ void launch_forced(Op op, K const* keys, Values values, VS const& vals, index_t 
   } else if constexpr (!plain)  // even binning or hashed slots: hot_key and cluster_privatize go straight to the table
     launch_direct_scatter(op, keys, vals, order, n, table, bins, key_map, peer_reduce{}, ex);
   else if constexpr (S == strategy::hot_key) hot_key_scatter(op, keys, values, n, table, bins, hot_key_options{}, ex);
-  else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, naive{}, ex);
+  else cluster_privatize_scatter(op, keys, values, n, table, bins, cluster_options{}, merge_runs{}, ex);
 }
 
 /// Launch s, one of the strategies `Runs` (bits) holds. Behind: the call compiled the launches behind a

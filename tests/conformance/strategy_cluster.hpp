@@ -42,6 +42,10 @@ TEST_CASE("cluster_privatize_scatter: ops, key kinds, table sizes up to a cluste
   check_cluster<calm::plus, std::uint32_t>(kind, n, bins, {}, calm::naive{}, false);
   check_cluster<calm::plus, float>(kind, n, bins, {}, calm::peer_reduce{});
   check_cluster<calm::max, std::int32_t, std::int32_t>(kind, n, bins, {}, calm::naive{}, true, true);
+  // the bulk path's merging: peer_reduce in the steps with neighbouring lanes on one key
+  check_cluster<calm::plus, std::uint32_t>(kind, n, bins, {}, calm::merge_runs{}, false);
+  check_cluster<calm::plus, float>(kind, n, bins, {}, calm::merge_runs{});
+  check_cluster<calm::max, std::int32_t, std::int32_t>(kind, n, bins, {}, calm::merge_runs{}, true, true);
 }
 
 TEST_CASE("cluster_privatize_scatter: forced cluster sizes, block sizes, capacity and errors", "[strategy][cluster]") {
