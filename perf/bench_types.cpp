@@ -4,8 +4,9 @@
 // cub::DeviceHistogram is mostly used for: 8- and 16-bit samples) and a double scatter-add, beside
 // naive atomics (calm's strategy::naive: one device atomic per key), cub::DeviceHistogram::HistogramEven
 // (CUDA) and an OpenMP array reduction (host). Names: histogram_u8 / histogram_u16 / scatter_f64
-// / <calm | naive | a forced strategy | thread_counters | cub | omp_reduction> / <dist> / <bins>, as the other tables of
-// perf/report.py (thread_counters: privatize_scatter<calm::thread_counters>, tables of at most 256 entries).
+// / <calm | naive | a forced strategy | thread_counters | lane_counters | cub | omp_reduction> / <dist> / <bins>, as the
+// other tables of perf/report.py (thread_counters, lane_counters: privatize_scatter<calm::thread_counters> and
+// <calm::lane_counters>, tables of at most 256 entries).
 #include "bench_common.hpp"
 
 #include <algorithm>
@@ -88,11 +89,12 @@ void histogram_calm(benchmark::State& state, std::uint32_t bins, dist d, calm::s
   });
 }
 
-/// privatize_scatter<thread_counters>: each thread's own 8-bit counters (tables of at most 256 entries).
-template <class K>
+/// privatize_scatter<Counters>: thread_counters (each thread's own 8-bit counters) or lane_counters (a column of
+/// 32-bit counters per warp lane), tables of at most 256 entries.
+template <class K, class Counters>
 void histogram_counters(benchmark::State& state, std::uint32_t bins, dist d) {
   time_case<K, std::uint32_t>(state, bins, d, true, [&](K const* k, index_t n, std::uint32_t* t) {
-    calm::privatize_scatter<calm::thread_counters>(calm::plus{}, k, calm::constant(1u), n, t, bins);
+    calm::privatize_scatter<Counters>(calm::plus{}, k, calm::constant(1u), n, t, bins);
   });
 }
 
@@ -159,7 +161,8 @@ void register_histogram(std::string const& workload, std::vector<std::uint32_t> 
       if (bins > 12288 && bins <= 65536) forced.push_back(S::cluster_privatize);
 #endif
       for (S s : forced) add(tail(calm::to_string(s)), histogram_calm<K>, bins, d, s);
-      if (bins <= 256) add(tail("thread_counters"), histogram_counters<K>, bins, d);
+      if (bins <= 256) add(tail("thread_counters"), histogram_counters<K, calm::thread_counters>, bins, d);
+      if (bins <= 256) add(tail("lane_counters"), histogram_counters<K, calm::lane_counters>, bins, d);
 #if defined(CALM_BACKEND_CUDA)
       add(tail("cub"), histogram_cub<K>, bins, d);
 #endif

@@ -15,6 +15,7 @@
 #include "../block/block_stream.hpp"
 #include "key_map.hpp"
 #include "../block/private_table.hpp"
+#include "lane_counters.hpp"
 #include "thread_counters.hpp"
 
 namespace calm {
@@ -255,6 +256,23 @@ thread_counters_layout plan_thread_counters(index_t bins, privatize_options cons
   return l;
 }
 
+/// lane_counters' block-local bytes for `bins` entries on exec; throws before anything runs where the table is beyond
+/// lane_counters_max_bins, the block-local memory or n beyond what the 32-bit columns count.
+template <class Exec>
+std::size_t plan_lane_counters(index_t n, index_t bins, privatize_options const& opt, Exec const& ex) {
+  constexpr int lanes = Exec::warp_type::size;
+  require(bins >= 0 && bins <= lane_counters_max_bins, errc::out_of_range,
+          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(bins) + " entries; it counts into at most 256"; });
+  require(opt.threads >= 0 && opt.threads <= 1024, errc::invalid_argument,
+          [&] { return "privatize_scatter<lane_counters>: threads must be in [0, 1024], got " + std::to_string(opt.threads); });
+  require(n / lanes < lane_counters_column_keys, errc::out_of_range,
+          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(n) + " keys; its 32-bit columns count at most 2^32 x " + std::to_string(lanes); });
+  std::size_t const bytes = lane_counters_bytes(bins, lanes);
+  require(bytes <= ex.block_local_bytes(), errc::out_of_range,
+          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(bytes) + " bytes of block-local memory; one block has " + std::to_string(ex.block_local_bytes()); });
+  return bytes;
+}
+
 /// Launch thread_counters_program (the layout planned, n > 0, bins > 0).
 template <class K, class VS, class T, class KeyMap, class Exec>
 void launch_thread_counters(K const* keys, VS const& vals, index_t n, T* table, thread_counters_layout const& l, KeyMap const& key_map, Exec const& ex) {
@@ -267,7 +285,7 @@ void launch_thread_counters(K const* keys, VS const& vals, index_t n, T* table, 
 /// table[keys[i]] = op(table[keys[i]], values[i]) for i < n, through a copy of the table in each block's
 /// block-local memory: R copies with padding (plan_privatize), lanes merged by Strategy before each
 /// block-local atomic, then one device atomic per bin and block (Strategy thread_counters: each thread's own
-/// 8-bit counters, for counts into at most 256 entries). values: a T const* of n values, or
+/// 8-bit counters, for counts into at most 256 entries; lane_counters: a column of counters per warp lane, as well). values: a T const* of n values, or
 /// calm::constant(v) for every item (a histogram's +1). Keys outside [0, bins) are skipped. Throws
 /// calm::error before launching if an argument is wrong or the table does not fit. Asynchronous on
 /// a GPU (ex's stream).
@@ -283,6 +301,16 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
     static_assert(detail::thread_countable<Op, Values, T>, "privatize_scatter<thread_counters> counts: op plus, values calm::constant(c), an integer table");
     detail::thread_counters_layout const l = detail::plan_thread_counters(bins, opt, ex);
     if (n > 0 && bins > 0) detail::launch_thread_counters(keys, detail::as_value_source<T>(values), n, table, l, detail::identity_key{}, ex);
+  } else if constexpr (std::is_same<Strategy, lane_counters>::value) {
+    static_assert(detail::thread_countable<Op, Values, T>, "privatize_scatter<lane_counters> counts: op plus, values calm::constant(c), an integer table");
+    std::size_t const bytes = detail::plan_lane_counters(n, bins, opt, ex);
+    if (n > 0 && bins > 0) {
+      auto const vals = detail::as_value_source<T>(values);
+      constexpr int vec = detail::thread_counters_chunk<Exec, K>();
+      int const threads = opt.threads > 0 ? opt.threads : 512;
+      ex.for_each_resident_block(detail::blocks_with_work(n, threads, vec), threads, bytes,
+                                 detail::lane_counters_program<vec, K, std::decay_t<decltype(vals)>, T, detail::identity_key>{keys, vals, n, table, bins, detail::identity_key{}});
+    }
   } else {
     privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
     if (n == 0 || bins == 0) return;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // calm/perf/experiments/probe_thread_counters.cu: a stand-alone probe (not part of the library or its build) of
-// privatize_scatter<thread_counters> on 8-bit keys into 256 entries beside calm's automatic histogram and CUB's
+// privatize_scatter<thread_counters> and <lane_counters> on 8-bit keys into 256 entries beside calm's automatic histogram and CUB's
 // DeviceHistogram::HistogramEven, each checked against a count on the host: uniform keys, half the keys on one
 // value, runs of 32 equal keys, and one value alone. Medians of 21 calls timed with events (us), 2^26 keys by default.
 //
@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, dk, dh, 257, 0, 256, static_cast<int>(n)));
   void* temp = nullptr;
   CHECK(cudaMalloc(&temp, temp_bytes));
-  std::printf("| keys | thread_counters us | automatic us | CUB us | CUB / thread_counters | CUB / automatic | exact |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  std::printf("| keys | thread_counters us | lane_counters us | automatic us | CUB us | CUB / thread_counters | CUB / lane_counters | CUB / automatic | exact |\n"
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (char const* dist : {"uniform", "halfhot", "runs32", "one"}) {
     std::vector<std::uint8_t> k(n);
     std::string const d = dist;
@@ -77,14 +78,16 @@ int main(int argc, char** argv) {
       exact = exact && got == want;
     };
     auto const counters = [&] { calm::privatize_scatter<calm::thread_counters>(calm::plus{}, dk, calm::constant(1u), static_cast<calm::index_t>(n), dh, 256); };
+    auto const lanes = [&] { calm::privatize_scatter<calm::lane_counters>(calm::plus{}, dk, calm::constant(1u), static_cast<calm::index_t>(n), dh, 256); };
     auto const automatic = [&] { calm::histogram(dk, static_cast<calm::index_t>(n), dh, 256); };
     auto const cub_hist = [&] { CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, dk, dh, 257, 0, 256, static_cast<int>(n))); };
     run_and_check(counters);
+    run_and_check(lanes);
     run_and_check(automatic);
     run_and_check(cub_hist);
     CHECK(cudaDeviceSynchronize());
-    float const tc = median_us(counters), au = median_us(automatic), cb = median_us(cub_hist);
-    std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n", dist, tc, au, cb, cb / tc, cb / au, exact ? "yes" : "NO");
+    float const tc = median_us(counters), lc = median_us(lanes), au = median_us(automatic), cb = median_us(cub_hist);
+    std::printf("| %s | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %s |\n", dist, tc, lc, au, cb, cb / tc, cb / lc, cb / au, exact ? "yes" : "NO");
   }
   CHECK(cudaGetLastError());
   return 0;

@@ -22,7 +22,7 @@ void check_privatize(keys_kind kind, index_t n, index_t bins, calm::privatize_op
                           << opt.pad << ", " << to_string(opt.mapping) << ", threads " << opt.threads << ", weighted "
                           << weighted << ", stray " << stray << ", key offset " << key_offset);
   std::vector<K> used(keys.begin() + key_offset, keys.end());
-  if constexpr (std::is_same<Strategy, calm::thread_counters>::value) {  // counts only
+  if constexpr (std::is_same<Strategy, calm::thread_counters>::value || std::is_same<Strategy, calm::lane_counters>::value) {  // counts only
     REQUIRE_FALSE(weighted);
     calm::privatize_scatter(Op{}, pk, calm::constant(vals.empty() ? T(1) : vals[0]), n, table.data(), bins, opt, strategy, exec{});
     std::fill(vals.begin(), vals.end(), vals.empty() ? T(1) : vals[0]);
@@ -337,6 +337,35 @@ TEST_CASE("privatize_scatter<thread_counters>: a table beyond 256 entries or thr
   REQUIRE_THROWS_AS(count(257, 0), calm::error);
   REQUIRE_THROWS_AS(count(16, 48), calm::error);
   REQUIRE_THROWS_AS(count(16, 16), calm::error);
+  synchronize();
+  require_equal(table.download(), init, "table after rejected calls");
+}
+
+TEST_CASE("privatize_scatter<lane_counters>: key kinds and types, tables up to 256 entries, block sizes, errors", "[strategy][privatize]") {
+  using namespace calm_test;
+  keys_kind const kind = GENERATE(from_range(all_key_kinds()));
+  index_t const bins = GENERATE(1, 7, 100, 256);
+  CAPTURE(name, warp_size());
+  calm::lane_counters const lc;
+  for (index_t n : {0, 1, 999, 40003}) {
+    check_privatize<calm::plus, std::uint32_t, std::uint8_t>(kind, n, bins, {}, lc, false);
+    check_privatize<calm::plus, std::int64_t, std::int32_t>(kind, n, bins, {0, -1, calm::copy_mapping::cyclic, 96}, lc, false, true);
+  }
+  check_privatize<calm::plus, std::uint64_t, std::uint32_t>(kind, 9999, bins, {0, -1, calm::copy_mapping::cyclic, 1024}, lc, false, true, 1);
+  // a column of one lane takes many keys of one entry
+  if (kind == keys_kind::one || kind == keys_kind::hot)
+    check_privatize<calm::plus, std::uint32_t, std::uint8_t>(kind, exec::thread_tables ? 300007 : (index_t(1) << 24) + 3, bins, {}, lc, false, true);
+  if (kind != keys_kind::uniform_many || bins != 256) return;
+  std::vector<std::uint32_t> init(300, 7u);
+  buffer<std::uint8_t> dk(std::vector<std::uint8_t>(100, 3));
+  buffer<std::uint32_t> table(init);
+  auto count = [&](index_t b, int threads) {
+    calm::privatize_scatter<calm::lane_counters>(calm::plus{}, static_cast<std::uint8_t const*>(dk.data()), calm::constant(1u), 100, table.data(), b,
+                                                 {0, -1, calm::copy_mapping::cyclic, threads}, {}, exec{});
+  };
+  REQUIRE_THROWS_AS(count(257, 0), calm::error);
+  REQUIRE_THROWS_AS(count(16, 1025), calm::error);
+  REQUIRE_THROWS_AS(count(-1, 0), calm::error);
   synchronize();
   require_equal(table.download(), init, "table after rejected calls");
 }
