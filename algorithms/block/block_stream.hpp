@@ -103,6 +103,12 @@ CALM_HD auto component(C const& c, int j) {
 /// keep the memory system busy.
 constexpr int loads_in_flight = 4;
 
+/// The blocks that have work when `threads` threads each take loads_in_flight chunks of `vec` items a tile.
+inline index_t blocks_with_work(index_t n, int threads, int vec) {
+  index_t const tile = static_cast<index_t>(threads) * loads_in_flight * vec;
+  return (n + tile - 1) / tile;
+}
+
 /// Items a block program's tile covers: threads x loads_in_flight chunks of Vec items.
 template <int Vec>
 CALM_HD index_t tile_items(index_t threads) {

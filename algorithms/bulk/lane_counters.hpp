@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
+#include "../../core/error.hpp"
 #include "../../core/exec.hpp"
 #include "../../core/ops.hpp"
 #include "../../core/warp.hpp"
@@ -95,6 +97,33 @@ struct lane_counters_program {
       });
   }
 };
+
+/// lane_counters' block-local bytes for `bins` entries on exec; throws before anything runs where the table is beyond
+/// lane_counters_max_bins or the block-local memory, threads beyond 1,024, or n beyond what the 32-bit columns count.
+template <class Exec>
+std::size_t plan_lane_counters(index_t n, index_t bins, int threads, Exec const& ex) {
+  constexpr int lanes = Exec::warp_type::size;
+  require(bins >= 0 && bins <= lane_counters_max_bins, errc::out_of_range,
+          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(bins) + " entries; it counts into at most 256"; });
+  require(threads >= 0 && threads <= 1024, errc::invalid_argument,
+          [&] { return "privatize_scatter<lane_counters>: threads must be in [0, 1024], got " + std::to_string(threads); });
+  require(n / lanes < lane_counters_column_keys, errc::out_of_range,
+          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(n) + " keys; its 32-bit columns count at most 2^32 x " + std::to_string(lanes); });
+  std::size_t const bytes = lane_counters_bytes(bins, lanes);
+  require(bytes <= ex.block_local_bytes(), errc::out_of_range, [&] {
+    return "privatize_scatter<lane_counters>: " + std::to_string(bytes) + " bytes of block-local memory; one block has " + std::to_string(ex.block_local_bytes());
+  });
+  return bytes;
+}
+
+/// Launch lane_counters_program over the resident blocks (planned: `bytes`; n > 0, bins > 0; threads 0: 512).
+template <class K, class VS, class T, class KeyMap, class Exec>
+void launch_lane_counters(K const* keys, VS const& vals, index_t n, T* table, index_t bins, int threads, std::size_t bytes, KeyMap const& key_map,
+                          Exec const& ex) {
+  constexpr int vec = thread_counters_chunk<Exec, K>();
+  int const t = threads > 0 ? threads : 512;
+  ex.for_each_resident_block(blocks_with_work(n, t, vec), t, bytes, lane_counters_program<vec, K, VS, T, KeyMap>{keys, vals, n, table, bins, key_map});
+}
 
 }  // namespace detail
 }  // namespace calm

@@ -168,11 +168,6 @@ auto as_value_source(V const& v) {
   }
 }
 
-/// The blocks that have work when `threads` threads each take loads_in_flight chunks of `vec` items a tile.
-inline index_t blocks_with_work(index_t n, int threads, int vec) {
-  index_t const tile = static_cast<index_t>(threads) * loads_in_flight * vec;
-  return (n + tile - 1) / tile;
-}
 
 /// privatize_scatter's block program reading its items in chunks of Vec (chunk_items).
 template <int Vec, class Strategy, class Op, class K, class VS, class T, class KeyMap>
@@ -256,23 +251,6 @@ thread_counters_layout plan_thread_counters(index_t bins, privatize_options cons
   return l;
 }
 
-/// lane_counters' block-local bytes for `bins` entries on exec; throws before anything runs where the table is beyond
-/// lane_counters_max_bins, the block-local memory or n beyond what the 32-bit columns count.
-template <class Exec>
-std::size_t plan_lane_counters(index_t n, index_t bins, privatize_options const& opt, Exec const& ex) {
-  constexpr int lanes = Exec::warp_type::size;
-  require(bins >= 0 && bins <= lane_counters_max_bins, errc::out_of_range,
-          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(bins) + " entries; it counts into at most 256"; });
-  require(opt.threads >= 0 && opt.threads <= 1024, errc::invalid_argument,
-          [&] { return "privatize_scatter<lane_counters>: threads must be in [0, 1024], got " + std::to_string(opt.threads); });
-  require(n / lanes < lane_counters_column_keys, errc::out_of_range,
-          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(n) + " keys; its 32-bit columns count at most 2^32 x " + std::to_string(lanes); });
-  std::size_t const bytes = lane_counters_bytes(bins, lanes);
-  require(bytes <= ex.block_local_bytes(), errc::out_of_range,
-          [&] { return "privatize_scatter<lane_counters>: " + std::to_string(bytes) + " bytes of block-local memory; one block has " + std::to_string(ex.block_local_bytes()); });
-  return bytes;
-}
-
 /// Launch thread_counters_program (the layout planned, n > 0, bins > 0).
 template <class K, class VS, class T, class KeyMap, class Exec>
 void launch_thread_counters(K const* keys, VS const& vals, index_t n, T* table, thread_counters_layout const& l, KeyMap const& key_map, Exec const& ex) {
@@ -303,14 +281,8 @@ void privatize_scatter(Op op, K const* keys, Values values, index_t n, T* table,
     if (n > 0 && bins > 0) detail::launch_thread_counters(keys, detail::as_value_source<T>(values), n, table, l, detail::identity_key{}, ex);
   } else if constexpr (std::is_same<Strategy, lane_counters>::value) {
     static_assert(detail::thread_countable<Op, Values, T>, "privatize_scatter<lane_counters> counts: op plus, values calm::constant(c), an integer table");
-    std::size_t const bytes = detail::plan_lane_counters(n, bins, opt, ex);
-    if (n > 0 && bins > 0) {
-      auto const vals = detail::as_value_source<T>(values);
-      constexpr int vec = detail::thread_counters_chunk<Exec, K>();
-      int const threads = opt.threads > 0 ? opt.threads : 512;
-      ex.for_each_resident_block(detail::blocks_with_work(n, threads, vec), threads, bytes,
-                                 detail::lane_counters_program<vec, K, std::decay_t<decltype(vals)>, T, detail::identity_key>{keys, vals, n, table, bins, detail::identity_key{}});
-    }
+    std::size_t const bytes = detail::plan_lane_counters(n, bins, opt.threads, ex);
+    if (n > 0 && bins > 0) detail::launch_lane_counters(keys, detail::as_value_source<T>(values), n, table, bins, opt.threads, bytes, detail::identity_key{}, ex);
   } else {
     privatize_plan const plan = plan_privatize<T>(bins, opt, ex, is_same_value<Values>::value);
     if (n == 0 || bins == 0) return;
