@@ -55,7 +55,7 @@ struct lane_counters_program {
   CALM_HD void operator()(Block const& blk) const {
     std::uint32_t* const cols = blk.template scratch<std::uint32_t>();
     index_t const nb = bins;
-    blk.for_each_warp([&](auto const& w, auto t) {  // every lane of every warp clears its own words
+    blk.for_each_warp([&](auto const& w, auto t) {  // the block's threads clear every word, a block's width apart
       constexpr int lanes = std::decay_t<decltype(w)>::size;
       index_t const words = (nb + 1) * lanes;
       for (index_t base = 0; base < words; base += blk.threads())
