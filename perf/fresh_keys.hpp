@@ -36,7 +36,7 @@ inline std::vector<std::string> const& unseen_families() {
 }
 
 /// Families for the final evaluation of the choice (CALM_BULK_SET=final), written before the changes they will
-/// judge; the fresh and unseen families above were measured in the evaluations of 2026-12-03/04 and guide work since:
+/// judge (the fresh and unseen families above guide development):
 ///   kmers      k-mer ids of a genome-like sequence (2-bit bases, one segment of 1,024 in 8 a copy of an earlier
 ///              one), each key the last k bases (4^k entries): consecutive keys are shifts of each other
 ///   embedgrad  the rows an embedding's gradient touches, batch after batch: 512 token ids a batch (P(r) ~ 1/(r + 1)),
