@@ -65,7 +65,7 @@ struct lane_counters_program {
     KeyMap const m = key_map;
     stream_items<Vec>(blk, keys, values, n, [&](auto const& w, auto const&, auto const& k, auto const&) {
       constexpr int lanes = std::decay_t<decltype(w)>::size;
-      auto const at = map([m, nb](auto kk, int lane) { return static_cast<index_t>(thread_counters_program<Vec, K, VS, T, KeyMap>::entry_of(m, kk, nb)) * lanes + lane; },
+      auto const at = map([m, nb](auto kk, int lane) { return static_cast<index_t>(counter_entry(m, kk, nb)) * lanes + lane; },
                           k, lane_id(w));
       atomic_update(w, plus{}, scope::block_local{}, map([cols](index_t a) { return cols + a; }, at), 1u);
     });

@@ -71,6 +71,19 @@ inline thread_counters_layout plan_thread_counters(index_t bins, int threads) {
 template <class Op, class VS, class T>
 constexpr bool thread_countable = std::is_same<Op, plus>::value && is_same_value<VS>::value && std::is_integral<T>::value;
 
+/// Key k's counter for a table of `bins` entries, bins where k is outside it (the counting forms' last counter);
+/// keys of at most 4 bytes as they are in 32-bit arithmetic (a negative key wraps beyond any table).
+template <class KeyMap, class Key>
+CALM_HD unsigned counter_entry(KeyMap const& m, Key k, index_t bins) {
+  if constexpr (std::is_same<KeyMap, identity_key>::value && sizeof(Key) <= 4) {
+    auto const u = static_cast<std::uint32_t>(k);
+    return u < static_cast<std::uint32_t>(bins) ? u : static_cast<unsigned>(bins);
+  } else {
+    index_t const x = m(k);
+    return static_cast<unsigned>(x >= 0 && x < bins ? x : bins);
+  }
+}
+
 /// The counting program: counters cleared, the block's items counted (at most thread_counters_max_items a
 /// thread, keys outside the table in the last counter), every thread's counters summed per entry, times the
 /// constant, and added to out with one device atomic per entry that counted any.
@@ -96,26 +109,13 @@ struct thread_counters_program {
           // entry s's counter of thread tt: byte s % 4 of word (s / 4) * threads + tt
           auto const at = map(
               [m, bins, row_bytes](auto kk, int tt) {
-                unsigned const s = entry_of(m, kk, bins);
+                unsigned const s = counter_entry(m, kk, bins);
                 return static_cast<int>((s >> 2) * row_bytes + 4u * static_cast<unsigned>(tt) + (s & 3u));
               },
               k, t);
           store(w, counters, at, map([](unsigned c) { return c + 1u; }, load(w, counters, at)));
         });
     merge_into(blk, blk.template scratch<std::uint32_t>());
-  }
-
-  /// Key k's entry, bins where it is outside the table; keys of at most 4 bytes as they are in 32-bit arithmetic
-  /// (a negative key wraps beyond any table).
-  template <class Key>
-  CALM_HD static unsigned entry_of(KeyMap const& m, Key k, index_t bins) {
-    if constexpr (std::is_same<KeyMap, identity_key>::value && sizeof(Key) <= 4) {
-      auto const u = static_cast<std::uint32_t>(k);
-      return u < static_cast<std::uint32_t>(bins) ? u : static_cast<unsigned>(bins);
-    } else {
-      index_t const x = m(k);
-      return static_cast<unsigned>(x >= 0 && x < bins ? x : bins);
-    }
   }
 
   template <class Block>
